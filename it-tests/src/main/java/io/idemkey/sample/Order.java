@@ -1,0 +1,7 @@
+package io.idemkey.sample;
+
+import java.time.Instant;
+
+/** A placed order. */
+public record Order(String id, String item, int quantity, Instant createdAt) {
+}

@@ -1,0 +1,38 @@
+package io.idemkey.it;
+
+import io.idemkey.it.app.TestApplication;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.jboss.shrinkwrap.resolver.api.maven.Maven;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** Builds the test WARs: the test application, Idemkey and its dependencies, and a configuration. */
+public final class Deployments {
+
+    private Deployments() {
+    }
+
+    /** The test application against the shared test Redis, with extra configuration. */
+    public static WebArchive guardedApp(String name, Map<String, String> extraConfig) {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("idempotency.redis.url", TestRedis.get().url());
+        config.put("idempotency.redis.connect-timeout-ms", "500");
+        config.put("idempotency.redis.read-timeout-ms", "500");
+        config.put("io.idemkey.it.app.GuardedResource/slow/IdempotencyKey/lockTtlSeconds", "1");
+        config.putAll(extraConfig);
+        return ShrinkWrap.create(WebArchive.class, name + ".war")
+                .addPackage(TestApplication.class.getPackage())
+                .addAsResource(new StringAsset(properties(config)), "META-INF/microprofile-config.properties")
+                .addAsLibraries(Maven.resolver().loadPomFromFile("pom.xml")
+                        .importCompileAndRuntimeDependencies().resolve().withTransitivity().asFile());
+    }
+
+    static String properties(Map<String, String> config) {
+        return config.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining("\n", "", "\n"));
+    }
+}

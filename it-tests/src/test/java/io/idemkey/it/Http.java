@@ -1,0 +1,98 @@
+package io.idemkey.it;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.UUID;
+
+/** A small HTTP client for the tests: real requests over loopback. */
+public final class Http {
+
+    public static final String KEY = "Idempotency-Key";
+
+    private final URI base;
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+
+    public Http(URL base) {
+        this.base = URI.create(base.toString().endsWith("/") ? base.toString() : base + "/");
+    }
+
+    public static String newKey() {
+        return UUID.randomUUID().toString();
+    }
+
+    public HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(base.resolve(path.startsWith("/") ? path.substring(1) : path))
+                .timeout(Duration.ofSeconds(60));
+    }
+
+    /** POST a JSON body with the given key (none when null). */
+    public HttpResponse<String> postJson(String path, String key, String json) {
+        HttpRequest.Builder request = request(path).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json));
+        if (key != null) {
+            request.header(KEY, key);
+        }
+        return send(request.build());
+    }
+
+    public HttpResponse<String> post(String path, String key) {
+        HttpRequest.Builder request = request(path).POST(HttpRequest.BodyPublishers.noBody());
+        if (key != null) {
+            request.header(KEY, key);
+        }
+        return send(request.build());
+    }
+
+    public HttpResponse<String> get(String path) {
+        return send(request(path).GET().build());
+    }
+
+    public int executions(String key) {
+        return Integer.parseInt(get("guarded/executions/" + key).body().trim());
+    }
+
+    public HttpResponse<String> send(HttpRequest request) {
+        try {
+            return client.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Sends raw bytes on a fresh connection (for header values a well-behaved client refuses to
+     * send) and returns the status code of the answer.
+     */
+    public int rawStatus(String requestHead, byte[] body) {
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(requestHead.replace("{path}", base.getPath()).getBytes(StandardCharsets.ISO_8859_1));
+            out.write(body);
+            out.flush();
+            InputStream in = socket.getInputStream();
+            StringBuilder statusLine = new StringBuilder();
+            for (int c = in.read(); c != -1 && c != '\n'; c = in.read()) {
+                statusLine.append((char) c);
+            }
+            String[] parts = statusLine.toString().split(" ");
+            return Integer.parseInt(parts[1]);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,377 @@
+package io.idemkey.it;
+
+import io.idemkey.testing.RedisMonitor;
+import io.idemkey.testing.RedisServer;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.net.URL;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Every row of SPEC's status table, over real HTTP, against the real server and a real Redis. */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class StatusTableIT {
+
+    @Deployment
+    static WebArchive deployment() {
+        return Deployments.guardedApp("status-table", Map.of());
+    }
+
+    @ArquillianResource
+    URL base;
+
+    Http http;
+
+    @BeforeEach
+    void client() {
+        http = new Http(base);
+    }
+
+    @Test
+    void missingKeyIsRefusedWith400Problem() {
+        HttpResponse<String> response = http.postJson("guarded/echo", null, "{}");
+        assertEquals(400, response.statusCode());
+        assertEquals("application/problem+json", contentType(response));
+        assertTrue(response.body().contains("https://idemkey.io/problems/key-missing"), response.body());
+        assertTrue(response.body().contains("\"status\":400"), response.body());
+    }
+
+    @Test
+    void firstRequestRunsAndRetryIsReplayedByteForByte() {
+        String key = Http.newKey();
+        HttpResponse<String> first = http.postJson("guarded/echo", key, "{\"a\":1,\"b\":[1,2]}");
+        HttpResponse<String> retry = http.postJson("guarded/echo", key, "{ \"b\": [1, 2], \"a\": 1 }");
+
+        assertEquals(201, first.statusCode());
+        assertEquals(201, retry.statusCode());
+        assertEquals(first.body(), retry.body());
+        assertEquals(contentType(first), contentType(retry));
+        assertEquals(first.headers().firstValue("Location"), retry.headers().firstValue("Location"));
+        assertEquals(first.headers().firstValue("ETag"), retry.headers().firstValue("ETag"));
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertFalse(first.headers().firstValue("Idempotent-Replayed").isPresent());
+        assertFalse(retry.headers().firstValue("Set-Cookie").isPresent(), "cookies are never replayed");
+        assertFalse(retry.headers().firstValue("X-Not-Replayed").isPresent());
+        assertEquals(1, http.executions(key));
+    }
+
+    @Test
+    void quotedAndBareFormsAreTheSameKey() {
+        String key = Http.newKey();
+        HttpResponse<String> bare = http.postJson("guarded/echo", key, "{}");
+        HttpResponse<String> quoted = http.postJson("guarded/echo", "\"" + key + "\"", "{}");
+        assertEquals(bare.body(), quoted.body());
+        assertEquals("true", quoted.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(1, http.executions(key));
+    }
+
+    @Test
+    void invalidKeysAreRefusedWith400() {
+        String tooLong = "k".repeat(256);
+        for (String key : new String[]{tooLong, "\"\"", "\"unterminated", "two words", "a,b", "\"a\", \"b\""}) {
+            HttpResponse<String> response = http.postJson("guarded/echo", key, "{}");
+            assertEquals(400, response.statusCode(), key);
+            assertTrue(response.body().contains("https://idemkey.io/problems/key-invalid"), response.body());
+        }
+        assertEquals(201, http.postJson("guarded/echo", "k".repeat(255), "{}").statusCode(), "255 is the limit");
+    }
+
+    @Test
+    void keyWithControlCharactersOrSentTwiceIsRefusedWith400() {
+        String head = "POST {path}guarded/echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 2\r\nConnection: close\r\n";
+        assertEquals(400, http.rawStatus(head + "Idempotency-Key: abc\u0001def\r\n\r\n", "{}".getBytes()));
+        assertEquals(400, http.rawStatus(head + "Idempotency-Key: abc\u00e9def\r\n\r\n", "{}".getBytes()));
+        assertEquals(400, http.rawStatus(head + "Idempotency-Key: abc\tdef\r\n\r\n", "{}".getBytes()));
+        String key = Http.newKey();
+        assertEquals(400, http.rawStatus(head + "Idempotency-Key: " + key + "\r\nIdempotency-Key: " + key + "\r\n\r\n",
+                "{}".getBytes()));
+        assertEquals(0, http.executions(key));
+    }
+
+    @Test
+    void sameKeyWithDifferentBodyIsRefusedWith422() {
+        String key = Http.newKey();
+        assertEquals(201, http.postJson("guarded/echo", key, "{\"amount\":100}").statusCode());
+        HttpResponse<String> reused = http.postJson("guarded/echo", key, "{\"amount\":999}");
+        assertEquals(422, reused.statusCode());
+        assertTrue(reused.body().contains("https://idemkey.io/problems/key-reused"), reused.body());
+        assertEquals(1, http.executions(key));
+    }
+
+    @Test
+    void sameKeyOnAnotherMethodOrPathIsRefusedWith422() {
+        String key = Http.newKey();
+        assertEquals(201, http.postJson("guarded/echo", key, "{}").statusCode());
+        assertEquals(422, http.send(http.request("guarded/echo").header(Http.KEY, key)
+                .header("Content-Type", "application/json")
+                .method("PATCH", HttpRequest.BodyPublishers.ofString("{}")).build()).statusCode());
+        assertEquals(422, http.postJson("guarded/echo?x=1", key, "{}").statusCode());
+    }
+
+    @Test
+    void excludedFieldsDoNotChangeTheFingerprint() {
+        String key = Http.newKey();
+        HttpResponse<String> first = http.postJson("guarded/payments", key,
+                "{\"name\":\"n\",\"amount\":5,\"clientTimestamp\":\"t1\",\"requestNonce\":\"n1\"}");
+        HttpResponse<String> retry = http.postJson("guarded/payments", key,
+                "{\"name\":\"n\",\"amount\":5,\"CLIENTTIMESTAMP\":\"t2\",\"requestNonce\":\"n2\"}");
+        assertEquals(201, first.statusCode());
+        assertEquals(first.body(), retry.body());
+        assertEquals(1, http.executions(key));
+    }
+
+    @Test
+    void serverErrorReleasesTheKeySoTheRetryRunsAgain() {
+        String key = Http.newKey();
+        assertEquals(500, http.post("guarded/server-error", key).statusCode());
+        assertEquals(500, http.post("guarded/server-error", key).statusCode());
+        assertEquals(2, http.executions(key));
+    }
+
+    @Test
+    void unmappedExceptionReleasesTheKeySoTheRetryRunsAgain() {
+        String key = Http.newKey();
+        assertEquals(500, http.post("guarded/unmapped-exception", key).statusCode());
+        assertEquals(500, http.post("guarded/unmapped-exception", key).statusCode());
+        assertEquals(2, http.executions(key));
+    }
+
+    @Test
+    void businessFailure4xxIsRecordedAndReplayed() {
+        String key = Http.newKey();
+        HttpResponse<String> first = http.post("guarded/business-failure", key);
+        HttpResponse<String> retry = http.post("guarded/business-failure", key);
+        assertEquals(402, first.statusCode());
+        assertEquals(402, retry.statusCode());
+        assertEquals(first.body(), retry.body());
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(1, http.executions(key));
+    }
+
+    @Test
+    void failureMarkedRetryableReleasesTheKey() {
+        String key = Http.newKey();
+        assertEquals(409, http.post("guarded/retryable-failure", key).statusCode());
+        HttpResponse<String> retry = http.post("guarded/retryable-failure", key);
+        assertEquals(409, retry.statusCode());
+        assertFalse(retry.headers().firstValue("Idempotent-Replayed").isPresent());
+        assertEquals(2, http.executions(key));
+    }
+
+    @Test
+    void requestRefusedByBeanValidationReleasesTheKeySoTheCorrectedRetryRuns() {
+        String key = Http.newKey();
+        assertEquals(400, http.postJson("guarded/payments", key, "{\"amount\":5}").statusCode());
+        assertEquals(0, http.executions(key));
+        HttpResponse<String> corrected = http.postJson("guarded/payments", key, "{\"name\":\"n\",\"amount\":5}");
+        assertEquals(201, corrected.statusCode(), corrected.body());
+        assertEquals(1, http.executions(key));
+    }
+
+    @Test
+    void unreadableEntityReleasesTheKey() {
+        String key = Http.newKey();
+        HttpResponse<String> malformed = http.postJson("guarded/payments", key, "{\"name\": ");
+        assertEquals(400, malformed.statusCode(), malformed.body());
+        HttpResponse<String> corrected = http.postJson("guarded/payments", key, "{\"name\":\"n\",\"amount\":5}");
+        assertEquals(201, corrected.statusCode(), corrected.body());
+        assertEquals(1, http.executions(key));
+    }
+
+    @Test
+    void responseWithoutEntityIsRecordedAndReplayed() {
+        String key = Http.newKey();
+        HttpResponse<String> first = http.post("guarded/no-content", key);
+        HttpResponse<String> retry = http.post("guarded/no-content", key);
+        assertEquals(204, first.statusCode());
+        assertEquals(204, retry.statusCode());
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(1, http.executions(key));
+    }
+
+    @Test
+    void plainTextEntityIsFingerprintedRaw() {
+        String key = Http.newKey();
+        HttpResponse<String> first = http.send(http.request("guarded/text").header(Http.KEY, key)
+                .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("a b")).build());
+        HttpResponse<String> same = http.send(http.request("guarded/text").header(Http.KEY, key)
+                .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("a b")).build());
+        HttpResponse<String> spaced = http.send(http.request("guarded/text").header(Http.KEY, key)
+                .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("a  b")).build());
+        assertEquals(200, first.statusCode());
+        assertEquals(first.body(), same.body());
+        assertEquals(422, spaced.statusCode());
+    }
+
+    @Test
+    void requestWhileTheFirstIsRunningGets409WithRetryAfter() throws Exception {
+        String key = Http.newKey();
+        var first = CompletableFuture.supplyAsync(() -> http.post("guarded/slow?millis=1500", key));
+        awaitExecutions(key, 1);
+        HttpResponse<String> concurrent = http.post("guarded/slow?millis=1500", key);
+        assertEquals(409, concurrent.statusCode());
+        assertTrue(concurrent.body().contains("https://idemkey.io/problems/request-in-progress"));
+        long retryAfter = Long.parseLong(concurrent.headers().firstValue("Retry-After").orElseThrow());
+        assertTrue(retryAfter >= 1, "Retry-After " + retryAfter);
+        assertEquals(200, first.get().statusCode());
+        assertEquals(first.get().body(), http.post("guarded/slow?millis=1500", key).body());
+        assertEquals(1, http.executions(key));
+    }
+
+    @Test
+    void methodSlowerThanLockTtlIsNeverRunTwice() throws Exception {
+        // lockTtlSeconds is 1 for /slow (configuration override): the lease is renewed while it runs 3 s.
+        String key = Http.newKey();
+        var first = CompletableFuture.supplyAsync(() -> http.post("guarded/slow?millis=3000", key));
+        awaitExecutions(key, 1);
+        for (int i = 0; i < 10; i++) {
+            Thread.sleep(200);
+            HttpResponse<String> retry = http.post("guarded/slow?millis=3000", key);
+            if (first.isDone()) {
+                break;
+            }
+            assertEquals(409, retry.statusCode(), "retry " + i + " while the first runs");
+        }
+        assertEquals(200, first.get().statusCode());
+        assertEquals(1, http.executions(key));
+    }
+
+    @Test
+    void immediateRetryAfterTheResponseIsReplayedNeverRefused() {
+        for (int i = 0; i < 50; i++) {
+            String key = Http.newKey();
+            HttpResponse<String> first = http.postJson("guarded/echo", key, "{}");
+            HttpResponse<String> retry = http.postJson("guarded/echo", key, "{}");
+            assertEquals(201, retry.statusCode(), "iteration " + i);
+            assertEquals(first.body(), retry.body());
+        }
+    }
+
+    @Test
+    void retryThatWaitsForTheInFlightRequestIsReplayed() throws Exception {
+        String key = Http.newKey();
+        var first = CompletableFuture.supplyAsync(() -> http.post("guarded/wait?millis=1000", key));
+        awaitExecutions(key, 1);
+        HttpResponse<String> waiting = http.post("guarded/wait?millis=1000", key);
+        assertEquals(200, waiting.statusCode());
+        assertEquals(first.get().body(), waiting.body());
+        assertEquals("true", waiting.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(1, http.executions(key));
+    }
+
+    @Test
+    void optionalKeyLetsRequestsWithoutOneRunUnprotected() {
+        String run = Http.newKey();
+        var request = http.request("guarded/optional").header("X-Run", run)
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        assertEquals(200, http.send(request).statusCode());
+        assertEquals(200, http.send(request).statusCode());
+        assertEquals(2, http.executions(run));
+    }
+
+    @Test
+    void unguardedHttpMethodsPass() {
+        String key = Http.newKey();
+        var put = http.request("guarded/echo").header(Http.KEY, key).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString("{}")).build();
+        assertEquals(201, http.send(put).statusCode());
+        assertEquals(201, http.send(put).statusCode());
+        assertEquals(2, http.executions(key));
+        assertEquals(200, http.get("class-level").statusCode(), "GET on a class-level guarded resource passes");
+    }
+
+    @Test
+    void classLevelAnnotationGuardsThePostMethods() {
+        String key = Http.newKey();
+        assertEquals(400, http.post("class-level", null).statusCode());
+        HttpResponse<String> first = http.post("class-level", key);
+        HttpResponse<String> retry = http.post("class-level", key);
+        assertEquals(first.body(), retry.body());
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+    }
+
+    @Test
+    void requestLargerThanTheLimitIsRefusedWith413() {
+        String key = Http.newKey();
+        String big = "{\"name\":\"" + "x".repeat((1 << 20) + 10) + "\"}";
+        HttpResponse<String> response = http.postJson("guarded/payments", key, big);
+        assertEquals(413, response.statusCode());
+        assertTrue(response.body().contains("https://idemkey.io/problems/request-too-large"));
+        assertEquals(0, http.executions(key));
+    }
+
+    @Test
+    void firstExecutionCostsTwoRedisRoundTripsReplayAndConflictOne() throws Exception {
+        http.postJson("guarded/echo", Http.newKey(), "{}"); // scripts cached, connections open
+        try (RedisMonitor monitor = RedisMonitor.start(TestRedis.get())) {
+            String key = Http.newKey();
+            http.postJson("guarded/echo", key, "{}");
+            assertEquals(List.of("evalsha", "evalsha"), monitor.takeClientCommands(), "first: acquire + complete");
+            http.postJson("guarded/echo", key, "{}");
+            assertEquals(List.of("evalsha"), monitor.takeClientCommands(), "replay: acquire only");
+
+            String slow = Http.newKey();
+            var first = CompletableFuture.supplyAsync(() -> http.post("guarded/slow?millis=300", slow));
+            awaitExecutions(slow, 1);
+            monitor.takeClientCommands();
+            assertEquals(409, http.post("guarded/slow?millis=300", slow).statusCode());
+            assertEquals(List.of("evalsha"), monitor.takeClientCommands(), "conflict: acquire only");
+            first.get();
+        }
+    }
+
+    @Test
+    void storeUnreachableFailsClosedWith503AndTheMethodDoesNotRun() {
+        RedisServer redis = TestRedis.get();
+        String key = Http.newKey();
+        redis.stop();
+        try {
+            long start = System.nanoTime();
+            HttpResponse<String> response = http.postJson("guarded/payments", key, "{\"name\":\"n\"}");
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertEquals(503, response.statusCode());
+            assertTrue(response.body().contains("https://idemkey.io/problems/store-unavailable"));
+            assertEquals("1", response.headers().firstValue("Retry-After").orElse(null));
+            assertTrue(millis < 3000, "answered in " + millis + " ms");
+
+            String openKey = Http.newKey();
+            HttpResponse<String> open = http.post("guarded/fail-open", openKey);
+            assertEquals(200, open.statusCode(), "fail-open endpoints run unprotected");
+            assertEquals(1, http.executions("open:" + openKey));
+        } finally {
+            redis.restart();
+        }
+        assertEquals(0, http.executions(key));
+        HttpResponse<String> afterRecovery = http.postJson("guarded/payments", key, "{\"name\":\"n\"}");
+        assertEquals(201, afterRecovery.statusCode(), "the first request after Redis returns succeeds");
+        assertEquals(1, http.executions(key));
+    }
+
+    private void awaitExecutions(String key, int count) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (http.executions(key) < count) {
+            assertTrue(System.nanoTime() < deadline, "the first request did not start");
+            Thread.sleep(20);
+        }
+    }
+
+    private static String contentType(HttpResponse<String> response) {
+        return response.headers().firstValue("Content-Type").orElse("").split(";")[0].trim();
+    }
+}

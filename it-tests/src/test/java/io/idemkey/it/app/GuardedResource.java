@@ -1,0 +1,186 @@
+package io.idemkey.it.app;
+
+import io.idemkey.FailureMode;
+import io.idemkey.IdempotencyContext;
+import io.idemkey.IdempotencyKey;
+import jakarta.inject.Inject;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.PATCH;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.NewCookie;
+import jakarta.ws.rs.core.Response;
+
+import java.net.URI;
+import java.util.UUID;
+
+/**
+ * Endpoints for the integration tests. Each guarded method counts its executions per key and answers
+ * with a body that differs on every execution (a fresh UUID), so a replay is recognisable.
+ */
+@Path("/guarded")
+@Produces(MediaType.APPLICATION_JSON)
+public class GuardedResource {
+
+    @Inject
+    Executions executions;
+
+    @Inject
+    IdempotencyContext idempotency;
+
+    @Context
+    HttpHeaders headers;
+
+    @POST
+    @Path("/echo")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @IdempotencyKey
+    public Response echo(String body) {
+        int execution = executions.record(key());
+        String id = UUID.randomUUID().toString();
+        return Response.created(URI.create("/things/" + id))
+                .entity("{\"id\":\"" + id + "\",\"execution\":" + execution + "}")
+                .tag(id)
+                .header("X-Not-Replayed", "x")
+                .cookie(new NewCookie.Builder("session").value("secret").build())
+                .build();
+    }
+
+    @PATCH
+    @Path("/echo")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @IdempotencyKey
+    public Response patch(String body) {
+        return echo(body);
+    }
+
+    @PUT
+    @Path("/echo")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @IdempotencyKey
+    public Response put(String body) {
+        return echo(body);
+    }
+
+    @POST
+    @Path("/payments")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @IdempotencyKey(excludeFields = {"clientTimestamp", "requestNonce"}, failureMode = FailureMode.CLOSED)
+    public Response pay(@Valid @NotNull Payload payload) {
+        int execution = executions.record(key());
+        return Response.status(201).entity("{\"paid\":" + payload.amount + ",\"execution\":" + execution
+                + ",\"id\":\"" + UUID.randomUUID() + "\"}").build();
+    }
+
+    @POST
+    @Path("/text")
+    @Consumes(MediaType.TEXT_PLAIN)
+    @Produces(MediaType.TEXT_PLAIN)
+    @IdempotencyKey
+    public String text(String body) {
+        return "execution " + executions.record(key()) + " " + UUID.randomUUID();
+    }
+
+    @POST
+    @Path("/no-content")
+    @IdempotencyKey
+    public Response noContent() {
+        executions.record(key());
+        return Response.noContent().header("X-Execution", UUID.randomUUID().toString()).build();
+    }
+
+    @POST
+    @Path("/server-error")
+    @IdempotencyKey
+    public Response serverError() {
+        executions.record(key());
+        return Response.status(500).entity("{\"error\":\"boom\"}").build();
+    }
+
+    @POST
+    @Path("/unmapped-exception")
+    @IdempotencyKey
+    public Response unmappedException() {
+        executions.record(key());
+        throw new IllegalStateException("unmapped");
+    }
+
+    @POST
+    @Path("/business-failure")
+    @IdempotencyKey
+    public Response businessFailure() {
+        int execution = executions.record(key());
+        throw new BusinessException("insufficient funds, execution " + execution + " " + UUID.randomUUID());
+    }
+
+    @POST
+    @Path("/retryable-failure")
+    @IdempotencyKey
+    public Response retryableFailure() {
+        executions.record(key());
+        idempotency.markRetryable();
+        return Response.status(409).entity("{\"error\":\"duplicate email, fix and retry\"}").build();
+    }
+
+    @POST
+    @Path("/slow")
+    @IdempotencyKey(lockTtlSeconds = 30) // overridden to 1 s in the deployment's configuration
+    public Response slow(@QueryParam("millis") long millis) throws InterruptedException {
+        int execution = executions.record(key());
+        Thread.sleep(millis);
+        return Response.ok("{\"execution\":" + execution + ",\"id\":\"" + UUID.randomUUID() + "\"}").build();
+    }
+
+    @POST
+    @Path("/optional")
+    @IdempotencyKey(required = false)
+    public Response optional(@HeaderParam("X-Run") String run) {
+        return Response.ok("{\"execution\":" + executions.record(run) + "}").build();
+    }
+
+    @POST
+    @Path("/fail-open")
+    @IdempotencyKey(failureMode = FailureMode.OPEN)
+    public Response failOpen(@HeaderParam("Idempotency-Key") String rawKey) {
+        return Response.ok("{\"execution\":" + executions.record("open:" + rawKey) + "}").build();
+    }
+
+    @POST
+    @Path("/wait")
+    @IdempotencyKey(inFlightWaitSeconds = 10)
+    public Response waitForInFlight(@QueryParam("millis") long millis) throws InterruptedException {
+        int execution = executions.record(key());
+        Thread.sleep(millis);
+        return Response.ok("{\"execution\":" + execution + ",\"id\":\"" + UUID.randomUUID() + "\"}").build();
+    }
+
+    @POST
+    @Path("/crashable")
+    @IdempotencyKey(lockTtlSeconds = 2)
+    public Response crashable() {
+        return Response.ok("{\"execution\":" + executions.record(key()) + "}").build();
+    }
+
+    @GET
+    @Path("/executions/{key}")
+    @Produces(MediaType.TEXT_PLAIN)
+    public int executions(@PathParam("key") String key) {
+        return executions.count(key);
+    }
+
+    /** The key Idemkey saw (unquoted), else the raw header: unprotected requests are counted too. */
+    private String key() {
+        return idempotency.key().orElseGet(() -> String.valueOf(headers.getHeaderString("Idempotency-Key")));
+    }
+}

@@ -1,0 +1,31 @@
+package io.idemkey;
+
+import java.util.Optional;
+
+/**
+ * The current request's view of Idemkey, injectable into resources ({@code @Inject
+ * IdempotencyContext idempotency}) while a guarded method runs.
+ *
+ * <pre>
+ * if (result.isRetryable()) {
+ *     idempotency.markRetryable();        // the key is released: the client may retry with it
+ *     return Response.status(409).entity(result.error()).build();
+ * }
+ * </pre>
+ */
+public interface IdempotencyContext {
+
+    /**
+     * The idempotency key the client sent, unquoted, if the current request is protected by one.
+     * Handy as the idempotency key of a downstream call (a payment provider, say).
+     */
+    Optional<String> key();
+
+    /**
+     * Marks the current outcome as retryable: whatever the method answers, the response is not
+     * recorded and the key is released, so a retry with the same key runs the method again. Use it
+     * for failures that had no side effect (the seeds' {@code IsRetryable}). Has no effect when the
+     * request is not protected.
+     */
+    void markRetryable();
+}

@@ -1,0 +1,140 @@
+package io.idemkey.cdi;
+
+import io.idemkey.config.ConfigLookup;
+import io.idemkey.config.IdempotencySettings;
+import io.idemkey.config.PolicyResolver;
+import io.idemkey.core.ExecutorScheduler;
+import io.idemkey.core.Fingerprint;
+import io.idemkey.core.IdempotencyEngine;
+import io.idemkey.core.IdempotencyPolicy;
+import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.store.memory.InMemoryIdempotencyStore;
+import io.idemkey.store.redis.RedisIdempotencyStore;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Idemkey inside one application: the settings, the store, the engine and the resolved policies,
+ * created once at start-up from MicroProfile Config and closed at shutdown.
+ */
+@ApplicationScoped
+public class IdempotencyRuntime {
+
+    private static final Logger LOG = Logger.getLogger(IdempotencyRuntime.class.getName());
+    private static final String MANAGED_SCHEDULER = "java:comp/DefaultManagedScheduledExecutorService";
+
+    @Inject
+    CurrentRequest currentRequest;
+
+    private IdempotencySettings settings;
+    private PolicyResolver policies;
+    private IdempotencyStore store;
+    private IdempotencyEngine engine;
+    private Fingerprint fingerprint;
+    private ScheduledExecutorService privateScheduler;
+    private final Map<Method, IdempotencyPolicy> resolved = new ConcurrentHashMap<>();
+
+    @PostConstruct
+    void start() {
+        ConfigLookup config = lookup(ConfigProvider.getConfig());
+        settings = IdempotencySettings.from(config);
+        policies = new PolicyResolver(config, settings);
+        store = openStore(settings);
+        engine = IdempotencyEngine.builder(store, new ExecutorScheduler(scheduler()))
+                .unavailableRetryAfter(settings.unavailableRetryAfter())
+                .conflictRetryAfterMax(settings.conflictRetryAfterMax())
+                .maxStoredResponseBytes(settings.maxResponseBytes())
+                .build();
+        fingerprint = new Fingerprint();
+        LOG.info(() -> "Idemkey started: " + settings);
+    }
+
+    /** Created at start-up, not on the first request, so that the first request costs no more than others. */
+    void eager(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {
+        // Observing the event is enough: the container creates this bean to deliver it.
+    }
+
+    @PreDestroy
+    void stop() {
+        store.close();
+        if (privateScheduler != null) {
+            privateScheduler.shutdownNow();
+        }
+    }
+
+    public IdempotencySettings settings() {
+        return settings;
+    }
+
+    public IdempotencyEngine engine() {
+        return engine;
+    }
+
+    public Fingerprint fingerprint() {
+        return fingerprint;
+    }
+
+    public IdempotencyStore store() {
+        return store;
+    }
+
+    public CurrentRequest currentRequest() {
+        return currentRequest;
+    }
+
+    /** The policy of a resource method, resolved once; empty if it is not annotated. */
+    public Optional<IdempotencyPolicy> policy(Class<?> resourceClass, Method method) {
+        IdempotencyPolicy policy = resolved.get(method);
+        if (policy == null) {
+            Optional<IdempotencyPolicy> fresh = policies.resolve(resourceClass, method);
+            fresh.ifPresent(p -> resolved.put(method, p));
+            return fresh;
+        }
+        return Optional.of(policy);
+    }
+
+    static ConfigLookup lookup(Config config) {
+        return name -> config.getOptionalValue(name, String.class).filter(v -> !v.isBlank());
+    }
+
+    private static IdempotencyStore openStore(IdempotencySettings settings) {
+        if (settings.store() == IdempotencySettings.StoreKind.MEMORY) {
+            LOG.warning("Idemkey uses the in-memory store (idempotency.store=memory): keys are not shared with"
+                    + " other instances and are lost on restart");
+            return new InMemoryIdempotencyStore();
+        }
+        return RedisIdempotencyStore.open(settings.redis());
+    }
+
+    private ScheduledExecutorService scheduler() {
+        try {
+            return (ScheduledExecutorService) new InitialContext().lookup(MANAGED_SCHEDULER);
+        } catch (NamingException | ClassCastException e) {
+            LOG.log(Level.WARNING, "No managed scheduled executor at " + MANAGED_SCHEDULER
+                    + " (on Open Liberty, enable the concurrent-3.0 feature); lease renewal uses a private thread");
+            privateScheduler = Executors.newSingleThreadScheduledExecutor(task -> {
+                Thread thread = new Thread(task, "idemkey-lease-renewal");
+                thread.setDaemon(true);
+                return thread;
+            });
+            return privateScheduler;
+        }
+    }
+}

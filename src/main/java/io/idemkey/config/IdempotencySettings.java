@@ -1,0 +1,231 @@
+package io.idemkey.config;
+
+import io.idemkey.store.redis.RedisStoreOptions;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Collectors;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * The application-wide settings ({@code idempotency.*} in MicroProfile Config), read and validated
+ * once at deployment. Immutable. {@link #toString()} never shows the password.
+ *
+ * @param store                 where records live
+ * @param redis                 how to reach Redis (when {@code store} is {@link StoreKind#REDIS})
+ * @param keyPrefix             the prefix of every record key
+ * @param header                the request header carrying the key
+ * @param replayedHeader        the response header marking a replay
+ * @param maxKeyLength          the longest accepted key
+ * @param failOpen              the default failure mode: run unprotected when the store is down
+ * @param methods               the guarded HTTP methods, upper case
+ * @param scope                 how callers are told apart
+ * @param maxRequestBytes       the largest entity buffered for the fingerprint (413 above)
+ * @param maxResponseBytes      the largest response record kept, in its stored (compressed) form
+ * @param replayHeaders         response headers recorded and replayed, besides the entity headers
+ * @param unavailableRetryAfter the Retry-After of a 503
+ * @param conflictRetryAfterMax the largest Retry-After of a 409
+ */
+public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, String keyPrefix, String header,
+                                  String replayedHeader, int maxKeyLength, boolean failOpen, Set<String> methods,
+                                  Scope scope, int maxRequestBytes, int maxResponseBytes, Set<String> replayHeaders,
+                                  Duration unavailableRetryAfter, Duration conflictRetryAfterMax) {
+
+    /** Property names, in one place. */
+    public static final String STORE = "idempotency.store";
+    public static final String REDIS_URL = "idempotency.redis.url";
+    public static final String REDIS_USER = "idempotency.redis.user";
+    public static final String REDIS_PASSWORD = "idempotency.redis.password";
+    public static final String REDIS_CONNECT_TIMEOUT = "idempotency.redis.connect-timeout-ms";
+    public static final String REDIS_READ_TIMEOUT = "idempotency.redis.read-timeout-ms";
+    public static final String REDIS_POOL_MAX_TOTAL = "idempotency.redis.pool.max-total";
+    public static final String REDIS_POOL_MIN_IDLE = "idempotency.redis.pool.min-idle";
+    public static final String REDIS_POOL_MAX_WAIT = "idempotency.redis.pool.max-wait-ms";
+    public static final String REDIS_TRUSTSTORE = "idempotency.redis.tls.truststore";
+    public static final String REDIS_TRUSTSTORE_PASSWORD = "idempotency.redis.tls.truststore-password";
+    public static final String REDIS_TRUSTSTORE_TYPE = "idempotency.redis.tls.truststore-type";
+    public static final String REDIS_VERIFY_HOSTNAME = "idempotency.redis.tls.verify-hostname";
+    public static final String KEY_PREFIX = "idempotency.key-prefix";
+    public static final String HEADER = "idempotency.header";
+    public static final String REPLAYED_HEADER = "idempotency.replayed-header";
+    public static final String MAX_KEY_LENGTH = "idempotency.max-key-length";
+    public static final String FAILURE_MODE = "idempotency.failure-mode";
+    public static final String METHODS = "idempotency.methods";
+    public static final String SCOPE = "idempotency.scope";
+    public static final String MAX_REQUEST_BYTES = "idempotency.max-request-bytes";
+    public static final String MAX_RESPONSE_BYTES = "idempotency.max-response-bytes";
+    public static final String REPLAY_HEADERS = "idempotency.replay-headers";
+    public static final String UNAVAILABLE_RETRY_AFTER = "idempotency.unavailable-retry-after-seconds";
+    public static final String CONFLICT_RETRY_AFTER_MAX = "idempotency.conflict-retry-after-max-seconds";
+
+    /** Where records live. */
+    public enum StoreKind { REDIS, MEMORY }
+
+    /** The headers that describe the entity and are always recorded. */
+    public static final List<String> ENTITY_HEADERS =
+            List.of("Content-Type", "Location", "Content-Location", "ETag", "Last-Modified", "Content-Language");
+
+    /** Headers never recorded, whatever the configuration says: credentials and cookies. */
+    public static final Set<String> NEVER_RECORDED = Set.of("set-cookie", "set-cookie2", "authorization",
+            "proxy-authorization", "cookie", "www-authenticate", "proxy-authenticate");
+
+    private static final Set<String> HTTP_METHODS = Set.of("POST", "PATCH", "PUT", "DELETE", "GET", "HEAD", "OPTIONS");
+
+    /** How callers are told apart: one caller can never replay another's response. */
+    public record Scope(Kind kind, String headerName) {
+        public enum Kind { PRINCIPAL, HEADER, GLOBAL }
+
+        static Scope parse(String value) {
+            String v = value.trim();
+            if (v.equalsIgnoreCase("principal")) {
+                return new Scope(Kind.PRINCIPAL, null);
+            }
+            if (v.equalsIgnoreCase("global")) {
+                return new Scope(Kind.GLOBAL, null);
+            }
+            if (v.regionMatches(true, 0, "header:", 0, 7) && v.length() > 7 && isToken(v.substring(7))) {
+                return new Scope(Kind.HEADER, v.substring(7));
+            }
+            throw new ConfigurationException(SCOPE, "must be principal, global or header:<Header-Name>, not '" + value + "'");
+        }
+    }
+
+    /** Reads and validates every setting; throws {@link ConfigurationException} naming the first bad one. */
+    public static IdempotencySettings from(ConfigLookup config) {
+        StoreKind store = config.get(STORE).map(v -> Values.choice(STORE, v, StoreKind.class)).orElse(StoreKind.REDIS);
+        RedisStoreOptions redis = store == StoreKind.REDIS ? redis(config) : null;
+        String header = config.get(HEADER).map(String::trim).orElse("Idempotency-Key");
+        requireToken(HEADER, header);
+        String replayedHeader = config.get(REPLAYED_HEADER).map(String::trim).orElse("Idempotent-Replayed");
+        requireToken(REPLAYED_HEADER, replayedHeader);
+        boolean failOpen = config.get(FAILURE_MODE).map(v -> Values.choice(FAILURE_MODE, v, Mode.class) == Mode.OPEN)
+                .orElse(false);
+        Set<String> methods = config.get(METHODS).map(IdempotencySettings::methods).orElse(Set.of("POST", "PATCH"));
+        Set<String> replayHeaders = new LinkedHashSet<>(ENTITY_HEADERS);
+        for (String name : config.get(REPLAY_HEADERS).map(IdempotencySettings::list).orElse(List.of())) {
+            requireToken(REPLAY_HEADERS, name);
+            if (NEVER_RECORDED.contains(name.toLowerCase(Locale.ROOT))) {
+                throw new ConfigurationException(REPLAY_HEADERS, "must not list " + name
+                        + ": cookies and credentials are never recorded");
+            }
+            replayHeaders.add(name);
+        }
+        return new IdempotencySettings(store, redis,
+                config.get(KEY_PREFIX).orElse("idempotency:"),
+                header, replayedHeader,
+                integer(config, MAX_KEY_LENGTH, 255, 1, 1024),
+                failOpen, methods,
+                config.get(SCOPE).map(Scope::parse).orElse(new Scope(Scope.Kind.PRINCIPAL, null)),
+                integer(config, MAX_REQUEST_BYTES, 1 << 20, 0, Integer.MAX_VALUE - 8),
+                integer(config, MAX_RESPONSE_BYTES, 1 << 20, 0, 512 << 20),
+                Set.copyOf(replayHeaders),
+                Duration.ofSeconds(integer(config, UNAVAILABLE_RETRY_AFTER, 1, 1, 3600)),
+                Duration.ofSeconds(integer(config, CONFLICT_RETRY_AFTER_MAX, 5, 1, 3600)));
+    }
+
+    private enum Mode { CLOSED, OPEN }
+
+    /** Whether the response header is one that is recorded and replayed. */
+    public boolean replays(String headerName) {
+        for (String name : replayHeaders) {
+            if (name.equalsIgnoreCase(headerName)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static RedisStoreOptions redis(ConfigLookup config) {
+        String url = config.get(REDIS_URL).orElse("redis://localhost:6379");
+        RedisStoreOptions options;
+        try {
+            options = RedisStoreOptions.fromUrl(url,
+                    config.get(REDIS_USER).orElse(null), config.get(REDIS_PASSWORD).orElse(null));
+        } catch (IllegalArgumentException e) {
+            // The URL may hold a password: the message names the problem, never the value.
+            throw new ConfigurationException(REDIS_URL, "is not a valid Redis URL (redis://[user:password@]host[:port][/db]"
+                    + " or rediss://...): " + e.getMessage());
+        }
+        options.connectTimeout(Duration.ofMillis(integer(config, REDIS_CONNECT_TIMEOUT, 2000, 1, 600_000)))
+                .readTimeout(Duration.ofMillis(integer(config, REDIS_READ_TIMEOUT, 2000, 1, 600_000)))
+                .poolMaxWait(Duration.ofMillis(integer(config, REDIS_POOL_MAX_WAIT, 2000, 1, 600_000)))
+                .poolMaxTotal(integer(config, REDIS_POOL_MAX_TOTAL, 64, 1, 10_000))
+                .poolMinIdle(integer(config, REDIS_POOL_MIN_IDLE, 0, 0, 10_000))
+                .verifyHostname(config.get(REDIS_VERIFY_HOSTNAME).map(v -> Values.bool(REDIS_VERIFY_HOSTNAME, v)).orElse(true));
+        if (options.poolMinIdle() > options.poolMaxTotal()) {
+            throw new ConfigurationException(REDIS_POOL_MIN_IDLE, "must not exceed " + REDIS_POOL_MAX_TOTAL
+                    + " (" + options.poolMaxTotal() + ")");
+        }
+        config.get(REDIS_TRUSTSTORE).ifPresent(path -> options.sslSocketFactory(trustStore(path,
+                config.get(REDIS_TRUSTSTORE_PASSWORD).orElse(null),
+                config.get(REDIS_TRUSTSTORE_TYPE).orElse(KeyStore.getDefaultType()))));
+        return options;
+    }
+
+    private static SSLSocketFactory trustStore(String path, String password, String type) {
+        try (InputStream in = Files.newInputStream(Path.of(path))) {
+            KeyStore store = KeyStore.getInstance(type);
+            store.load(in, password == null ? null : password.toCharArray());
+            TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            trust.init(store);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, trust.getTrustManagers(), null);
+            return context.getSocketFactory();
+        } catch (IOException | GeneralSecurityException e) {
+            throw new ConfigurationException(REDIS_TRUSTSTORE, "cannot be read as a " + type + " trust store: "
+                    + e.getClass().getSimpleName());
+        }
+    }
+
+    private static Set<String> methods(String value) {
+        Set<String> methods = new LinkedHashSet<>();
+        for (String method : list(value)) {
+            String m = method.toUpperCase(Locale.ROOT);
+            if (!HTTP_METHODS.contains(m)) {
+                throw new ConfigurationException(METHODS, "lists an unknown HTTP method: '" + method + "'");
+            }
+            methods.add(m);
+        }
+        if (methods.isEmpty()) {
+            throw new ConfigurationException(METHODS, "must list at least one HTTP method");
+        }
+        return Set.copyOf(methods);
+    }
+
+    static List<String> list(String value) {
+        return Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toList());
+    }
+
+    private static int integer(ConfigLookup config, String property, int fallback, int min, int max) {
+        return config.get(property).map(v -> Values.integer(property, v, min, max)).orElse(fallback);
+    }
+
+    private static void requireToken(String property, String value) {
+        if (!isToken(value)) {
+            throw new ConfigurationException(property, "must be an HTTP header name, not '" + value + "'");
+        }
+    }
+
+    private static boolean isToken(String value) {
+        return !value.isEmpty() && value.chars().allMatch(c -> c > 0x20 && c < 0x7f && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0);
+    }
+
+    @Override
+    public String toString() {
+        return "IdempotencySettings[store=" + store + (redis != null ? ", redis=" + redis.description() : "")
+                + ", keyPrefix=" + keyPrefix + ", header=" + header + ", failOpen=" + failOpen + ", methods=" + methods
+                + ", scope=" + scope + "]";
+    }
+}

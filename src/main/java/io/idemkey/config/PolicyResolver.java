@@ -1,0 +1,109 @@
+package io.idemkey.config;
+
+import io.idemkey.FailureMode;
+import io.idemkey.IdempotencyKey;
+import io.idemkey.core.IdempotencyPolicy;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Resolves the {@link IdempotencyPolicy} of a resource method from its {@code @IdempotencyKey}
+ * (on the method, else on its class) and the configuration overrides, MicroProfile Fault Tolerance
+ * style, most specific first:
+ * <pre>
+ * &lt;fqcn&gt;/&lt;method&gt;/IdempotencyKey/&lt;member&gt;
+ * &lt;fqcn&gt;/IdempotencyKey/&lt;member&gt;
+ * IdempotencyKey/&lt;member&gt;
+ * the annotation's value
+ * </pre>
+ * Every value is validated; an invalid one throws {@link ConfigurationException} naming where it came from.
+ */
+public final class PolicyResolver {
+
+    private static final String ANNOTATION = IdempotencyKey.class.getSimpleName();
+
+    private final ConfigLookup config;
+    private final IdempotencySettings settings;
+
+    public PolicyResolver(ConfigLookup config, IdempotencySettings settings) {
+        this.config = config;
+        this.settings = settings;
+    }
+
+    /** The annotation that guards this method of this resource class, if any: the method's wins. */
+    public static Optional<IdempotencyKey> annotation(Class<?> resourceClass, Method method) {
+        IdempotencyKey onMethod = method.getAnnotation(IdempotencyKey.class);
+        if (onMethod != null) {
+            return Optional.of(onMethod);
+        }
+        IdempotencyKey onClass = resourceClass.getAnnotation(IdempotencyKey.class);
+        return Optional.ofNullable(onClass != null ? onClass : method.getDeclaringClass().getAnnotation(IdempotencyKey.class));
+    }
+
+    /** The method's policy, or empty if it is not annotated. */
+    public Optional<IdempotencyPolicy> resolve(Class<?> resourceClass, Method method) {
+        return annotation(resourceClass, method).map(annotation -> resolve(resourceClass, method, annotation));
+    }
+
+    private IdempotencyPolicy resolve(Class<?> type, Method method, IdempotencyKey annotation) {
+        Member<Integer> ttlHours = member(type, method, "ttlHours", annotation.ttlHours(),
+                (p, v) -> Values.integer(p, v, 1, 8760));
+        Values.inRange(ttlHours.source, ttlHours.value, 1, 8760);
+        Member<Integer> lockTtl = member(type, method, "lockTtlSeconds", annotation.lockTtlSeconds(),
+                (p, v) -> Values.integer(p, v, 1, 86_400));
+        Values.inRange(lockTtl.source, lockTtl.value, 1, 86_400);
+        if ((long) ttlHours.value * 3600 <= lockTtl.value) {
+            throw new ConfigurationException(lockTtl.source, "(" + lockTtl.value + " s) must be shorter than "
+                    + ttlHours.source + " (" + ttlHours.value + " h)");
+        }
+        Member<Boolean> required = member(type, method, "required", annotation.required(), Values::bool);
+        Member<String[]> excludeFields = member(type, method, "excludeFields", annotation.excludeFields(),
+                (p, v) -> IdempotencySettings.list(v).toArray(String[]::new));
+        for (String field : excludeFields.value) {
+            if (field.isBlank()) {
+                throw new ConfigurationException(excludeFields.source, "must not contain a blank field name");
+            }
+        }
+        Member<FailureMode> failureMode = member(type, method, "failureMode", annotation.failureMode(),
+                (p, v) -> Values.choice(p, v, FailureMode.class));
+        Member<Integer> wait = member(type, method, "inFlightWaitSeconds", annotation.inFlightWaitSeconds(),
+                (p, v) -> Values.integer(p, v, 0, 60));
+        Values.inRange(wait.source, wait.value, 0, 60);
+        boolean failOpen = switch (failureMode.value) {
+            case OPEN -> true;
+            case CLOSED -> false;
+            case DEFAULT -> settings.failOpen();
+        };
+        return new IdempotencyPolicy(Duration.ofHours(ttlHours.value), Duration.ofSeconds(lockTtl.value),
+                required.value, Set.copyOf(Arrays.asList(excludeFields.value)), failOpen,
+                Duration.ofSeconds(wait.value));
+    }
+
+    private <T> Member<T> member(Class<?> type, Method method, String name, T annotationValue,
+                                 Parser<T> parser) {
+        for (String property : new String[]{
+                type.getName() + "/" + method.getName() + "/" + ANNOTATION + "/" + name,
+                type.getName() + "/" + ANNOTATION + "/" + name,
+                ANNOTATION + "/" + name}) {
+            Optional<String> value = config.get(property);
+            if (value.isPresent()) {
+                return new Member<>(parser.parse(property, value.get()), property);
+            }
+        }
+        return new Member<>(annotationValue,
+                type.getName() + "." + method.getName() + " @" + ANNOTATION + "(" + name + ")");
+    }
+
+    /** A resolved member value and where it came from, for error messages. */
+    private record Member<T>(T value, String source) {
+    }
+
+    @FunctionalInterface
+    private interface Parser<T> {
+        T parse(String property, String value);
+    }
+}

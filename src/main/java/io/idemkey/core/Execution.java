@@ -1,0 +1,229 @@
+package io.idemkey.core;
+
+import io.idemkey.core.IdempotencyMetrics.Event;
+import io.idemkey.spi.IdempotencyStore;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One acquired key: the lease a first request holds while its method runs. The lease is renewed in
+ * the background every {@code lockTtl / 3}; the execution ends exactly once, either
+ * {@linkplain #complete completed} (the response is recorded for replay) or {@linkplain #release
+ * released} (the key is deleted so that a retry runs again). Thread-safe.
+ *
+ * <p>State machine: {@code RUNNING → FINISHING → COMPLETED | RELEASED}, and {@code RUNNING |
+ * FINISHING → LOST} when the store says another owner holds the key or the lease ran out. Nothing
+ * leaves a final state.
+ */
+public final class Execution {
+
+    private static final Logger LOG = Logger.getLogger(Execution.class.getName());
+
+    private enum State { RUNNING, FINISHING, COMPLETED, RELEASED, LOST }
+
+    private final IdempotencyStore store;
+    private final Scheduler scheduler;
+    private final Clock clock;
+    private final IdempotencyMetrics metrics;
+    private final int maxStoredResponseBytes;
+    private final String recordKey;
+    private final String ownerToken;
+    private final String key;
+    private final String endpoint;
+    private final IdempotencyPolicy policy;
+
+    private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
+    private volatile Instant leaseExpiresAt;
+    private volatile boolean started;
+    private volatile boolean retryable;
+    private volatile Scheduler.Task renewal = () -> { };
+
+    Execution(IdempotencyEngine engine, String recordKey, String ownerToken, String key, String endpoint,
+              IdempotencyPolicy policy, Instant acquiredAt) {
+        this.store = engine.store();
+        this.scheduler = engine.scheduler();
+        this.clock = engine.clock();
+        this.metrics = engine.metrics();
+        this.maxStoredResponseBytes = engine.maxStoredResponseBytes();
+        this.recordKey = recordKey;
+        this.ownerToken = ownerToken;
+        this.key = key;
+        this.endpoint = endpoint;
+        this.policy = policy;
+        this.leaseExpiresAt = acquiredAt.plus(policy.lockTtl());
+    }
+
+    void startRenewing() {
+        renewal = scheduler.everyInterval(policy.renewalInterval(), this::renew);
+    }
+
+    /** The client's key, unquoted. */
+    public String key() {
+        return key;
+    }
+
+    /** The endpoint label, such as {@code POST /orders}. */
+    public String endpoint() {
+        return endpoint;
+    }
+
+    public IdempotencyPolicy policy() {
+        return policy;
+    }
+
+    /** Called when the resource method is entered: only a started method's outcome is recorded. */
+    public void markStarted() {
+        started = true;
+    }
+
+    public boolean started() {
+        return started;
+    }
+
+    /** The method asked for its outcome not to be recorded: the key will be released. */
+    public void markRetryable() {
+        retryable = true;
+    }
+
+    /** Whether the execution still holds its key (not finished, lease not lost). */
+    public boolean isRunning() {
+        return state.get() == State.RUNNING;
+    }
+
+    /**
+     * Whether a response with this status is recorded for replay: the method started, did not mark
+     * its outcome retryable, and did not fail with a server error. Anything else releases the key.
+     */
+    public boolean recordable(int status) {
+        return started && !retryable && status < 500;
+    }
+
+    /**
+     * Records the response and ends the execution. If the store cannot be reached, the completion is
+     * retried in the background while the lease lasts; the caller delivers the response either way.
+     */
+    public void complete(StoredResponse response) {
+        byte[] encoded;
+        try {
+            encoded = StoredResponseCodec.encode(response);
+        } catch (IllegalArgumentException e) {
+            releaseUnrecorded("the response cannot be recorded: " + e.getMessage());
+            return;
+        }
+        if (encoded.length > maxStoredResponseBytes) {
+            releaseUnrecorded("the response takes " + encoded.length + " bytes stored, more than the "
+                    + maxStoredResponseBytes + " allowed (idempotency.max-response-bytes)");
+            return;
+        }
+        finish("complete", Event.COMPLETED,
+                () -> store.complete(recordKey, ownerToken, encoded, policy.ttl()));
+    }
+
+    /** Deletes the record so that a retry with the same key runs again, and ends the execution. */
+    public void release(String reason) {
+        log(Level.FINE, "released", "reason=\"" + reason + "\"");
+        finish("release", Event.RELEASED, () -> store.release(recordKey, ownerToken));
+    }
+
+    /** Ends the execution without recording a response that was delivered (too large, say). */
+    public void releaseUnrecorded(String reason) {
+        metrics.count(Event.NOT_RECORDED);
+        log(Level.WARNING, "not-recorded", "reason=\"" + reason + "\"");
+        finish("release", Event.RELEASED, () -> store.release(recordKey, ownerToken));
+    }
+
+    private void finish(String operation, Event success, BooleanSupplier storeCall) {
+        if (!state.compareAndSet(State.RUNNING, State.FINISHING)) {
+            log(Level.FINE, "ignored-" + operation, "state=" + state.get());
+            return;
+        }
+        renewal.cancel();
+        try {
+            settle(storeCall.getAsBoolean(), success, operation);
+        } catch (RuntimeException e) {
+            metrics.count(Event.STORE_ERROR);
+            log(Level.WARNING, operation + "-failed", "error=\"" + e + "\" retrying=until-lease-ends");
+            retryInBackground(operation, success, storeCall);
+        }
+    }
+
+    private void retryInBackground(String operation, Event success, BooleanSupplier storeCall) {
+        AtomicReference<Scheduler.Task> self = new AtomicReference<>();
+        Duration interval = policy.renewalInterval().dividedBy(2);
+        self.set(scheduler.everyInterval(interval.isZero() ? Duration.ofMillis(1) : interval, () -> {
+            if (state.get() != State.FINISHING) {
+                self.get().cancel();
+                return;
+            }
+            if (clock.instant().isAfter(leaseExpiresAt)) {
+                self.get().cancel();
+                state.set(State.LOST);
+                metrics.count(Event.LOST_LEASE);
+                if (success == Event.COMPLETED) {
+                    metrics.count(Event.NOT_RECORDED);
+                }
+                log(Level.WARNING, operation + "-abandoned",
+                        "reason=\"store unreachable until the lease ended; the record expires by itself\"");
+                return;
+            }
+            try {
+                boolean applied = storeCall.getAsBoolean();
+                self.get().cancel();
+                settle(applied, success, operation);
+            } catch (RuntimeException e) {
+                metrics.count(Event.STORE_ERROR);
+            }
+        }));
+    }
+
+    private void settle(boolean applied, Event success, String operation) {
+        if (applied) {
+            state.set(success == Event.COMPLETED ? State.COMPLETED : State.RELEASED);
+            metrics.count(success);
+            if (success == Event.COMPLETED) {
+                log(Level.FINE, "completed", "");
+            }
+        } else {
+            state.set(State.LOST);
+            metrics.count(Event.LOST_LEASE);
+            if (success == Event.COMPLETED) {
+                metrics.count(Event.NOT_RECORDED);
+            }
+            log(Level.WARNING, "lost-lease", "operation=" + operation
+                    + " reason=\"the record expired or another request owns it; nothing was overwritten\"");
+        }
+    }
+
+    private void renew() {
+        if (state.get() != State.RUNNING) {
+            renewal.cancel();
+            return;
+        }
+        Instant now = clock.instant();
+        try {
+            if (store.renew(recordKey, ownerToken, policy.lockTtl())) {
+                leaseExpiresAt = now.plus(policy.lockTtl());
+            } else if (state.compareAndSet(State.RUNNING, State.LOST)) {
+                renewal.cancel();
+                metrics.count(Event.LOST_LEASE);
+                log(Level.WARNING, "lost-lease", "operation=renew"
+                        + " reason=\"the record expired or another request owns it; this outcome will not be recorded\"");
+            }
+        } catch (RuntimeException e) {
+            metrics.count(Event.STORE_ERROR);
+            log(Level.WARNING, "renew-failed", "error=\"" + e + "\"");
+        }
+    }
+
+    private void log(Level level, String decision, String details) {
+        if (LOG.isLoggable(level)) {
+            LOG.log(level, IdempotencyEngine.logLine(decision, endpoint, key, details));
+        }
+    }
+}

@@ -1,0 +1,226 @@
+package io.idemkey.core;
+
+import io.idemkey.core.IdempotencyMetrics.Event;
+import io.idemkey.spi.AcquireResult;
+import io.idemkey.spi.IdempotencyStore;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The idempotency engine: turns "a request with this key and fingerprint arrived" into a
+ * {@link Decision}, and owns the leases of the executions it lets run. Plain Java: the JAX-RS layer
+ * calls it, the store and scheduler are passed in. Thread-safe.
+ */
+public final class IdempotencyEngine {
+
+    private static final Logger LOG = Logger.getLogger(IdempotencyEngine.class.getName());
+    private static final Duration FIRST_POLL = Duration.ofMillis(25);
+    private static final Duration LONGEST_POLL = Duration.ofMillis(500);
+
+    private final IdempotencyStore store;
+    private final Scheduler scheduler;
+    private final Clock clock;
+    private final Sleeper sleeper;
+    private final IdempotencyMetrics metrics;
+    private final Duration unavailableRetryAfter;
+    private final Duration conflictRetryAfterMax;
+    private final int maxStoredResponseBytes;
+
+    private IdempotencyEngine(Builder builder) {
+        this.store = Objects.requireNonNull(builder.store, "store");
+        this.scheduler = Objects.requireNonNull(builder.scheduler, "scheduler");
+        this.clock = builder.clock;
+        this.sleeper = builder.sleeper;
+        this.metrics = builder.metrics;
+        this.unavailableRetryAfter = builder.unavailableRetryAfter;
+        this.conflictRetryAfterMax = builder.conflictRetryAfterMax;
+        this.maxStoredResponseBytes = builder.maxStoredResponseBytes;
+    }
+
+    public static Builder builder(IdempotencyStore store, Scheduler scheduler) {
+        return new Builder(store, scheduler);
+    }
+
+    /**
+     * Decides what to do with a request: one store round trip (more only while waiting for an
+     * in-flight request, when the policy allows a wait).
+     *
+     * @param recordKey   the namespaced record key ({@link RecordKey})
+     * @param key         the client's key, for logs and the application
+     * @param fingerprint the request's {@link Fingerprint}
+     * @param policy      the endpoint's policy
+     * @param endpoint    a label for logs, such as {@code POST /orders}
+     */
+    public Decision begin(String recordKey, String key, byte[] fingerprint, IdempotencyPolicy policy, String endpoint) {
+        Instant waitUntil = clock.instant().plus(policy.inFlightWait());
+        Duration poll = FIRST_POLL;
+        while (true) {
+            String ownerToken = UUID.randomUUID().toString();
+            Instant attemptAt = clock.instant();
+            AcquireResult result;
+            try {
+                result = store.acquire(recordKey, fingerprint, ownerToken, policy.lockTtl());
+            } catch (RuntimeException e) {
+                return storeFailed(e, policy, endpoint, key);
+            }
+            if (result instanceof AcquireResult.Acquired) {
+                Execution execution = new Execution(this, recordKey, ownerToken, key, endpoint, policy, attemptAt);
+                execution.startRenewing();
+                metrics.count(Event.ACQUIRED);
+                log(Level.FINE, "acquired", endpoint, key, "");
+                return new Decision.Proceed(execution);
+            }
+            if (result instanceof AcquireResult.Completed completed) {
+                StoredResponse response;
+                try {
+                    response = StoredResponseCodec.decode(completed.response());
+                } catch (IllegalArgumentException e) {
+                    return storeFailed(e, policy, endpoint, key);
+                }
+                metrics.count(Event.REPLAYED);
+                log(Level.FINE, "replayed", endpoint, key, "status=" + response.status());
+                return new Decision.Replay(response);
+            }
+            if (result instanceof AcquireResult.Mismatch) {
+                metrics.count(Event.MISMATCH);
+                log(Level.FINE, "mismatch", endpoint, key, "");
+                return new Decision.Mismatch();
+            }
+            AcquireResult.InProgress inProgress = (AcquireResult.InProgress) result;
+            Duration waitLeft = Duration.between(clock.instant(), waitUntil);
+            if (!waitLeft.isNegative() && !waitLeft.isZero() && pause(min(poll, waitLeft))) {
+                poll = min(poll.multipliedBy(2), LONGEST_POLL);
+                continue;
+            }
+            metrics.count(Event.CONFLICT);
+            log(Level.FINE, "conflict", endpoint, key, "");
+            return new Decision.Conflict(conflictRetryAfter(inProgress.remainingLease()));
+        }
+    }
+
+    private Decision storeFailed(RuntimeException e, IdempotencyPolicy policy, String endpoint, String key) {
+        metrics.count(Event.STORE_ERROR);
+        if (policy.failOpen()) {
+            metrics.count(Event.FAIL_OPEN);
+            log(Level.WARNING, "fail-open", endpoint, key,
+                    "reason=\"store unavailable, running unprotected\" error=\"" + e + "\"");
+            return new Decision.Unprotected();
+        }
+        log(Level.WARNING, "unavailable", endpoint, key, "error=\"" + e + "\"");
+        return new Decision.Unavailable(unavailableRetryAfter);
+    }
+
+    private boolean pause(Duration duration) {
+        try {
+            sleeper.sleep(duration);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** About the time left on the owner's lease, whole seconds, at least 1, capped. */
+    private Duration conflictRetryAfter(Duration remainingLease) {
+        long seconds = Math.max(1, (remainingLease.toMillis() + 999) / 1000);
+        return min(Duration.ofSeconds(seconds), conflictRetryAfterMax);
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    IdempotencyStore store() {
+        return store;
+    }
+
+    Scheduler scheduler() {
+        return scheduler;
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    int maxStoredResponseBytes() {
+        return maxStoredResponseBytes;
+    }
+
+    public IdempotencyMetrics metrics() {
+        return metrics;
+    }
+
+    static void log(Level level, String decision, String endpoint, String key, String details) {
+        if (LOG.isLoggable(level)) {
+            LOG.log(level, logLine(decision, endpoint, key, details));
+        }
+    }
+
+    /** One structured line per decision: {@code idempotency decision=... endpoint="..." key="..." ...}. */
+    static String logLine(String decision, String endpoint, String key, String details) {
+        // The key is validated visible ASCII; escaping its quotes keeps the line parseable.
+        return "idempotency decision=" + decision + " endpoint=\"" + endpoint + "\" key=\""
+                + key.replace("\\", "\\\\").replace("\"", "\\\"") + "\""
+                + (details.isEmpty() ? "" : " " + details);
+    }
+
+    /** Builds an engine; store and scheduler are required, the rest has production defaults. */
+    public static final class Builder {
+        private final IdempotencyStore store;
+        private final Scheduler scheduler;
+        private Clock clock = Clock.systemUTC();
+        private Sleeper sleeper = Sleeper.THREAD;
+        private IdempotencyMetrics metrics = new IdempotencyMetrics();
+        private Duration unavailableRetryAfter = Duration.ofSeconds(1);
+        private Duration conflictRetryAfterMax = Duration.ofSeconds(5);
+        private int maxStoredResponseBytes = 1 << 20;
+
+        private Builder(IdempotencyStore store, Scheduler scheduler) {
+            this.store = store;
+            this.scheduler = scheduler;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock);
+            return this;
+        }
+
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper);
+            return this;
+        }
+
+        public Builder metrics(IdempotencyMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics);
+            return this;
+        }
+
+        /** The {@code Retry-After} of a 503 when the store is unreachable (default 1 s). */
+        public Builder unavailableRetryAfter(Duration retryAfter) {
+            this.unavailableRetryAfter = Objects.requireNonNull(retryAfter);
+            return this;
+        }
+
+        /** The largest {@code Retry-After} of a 409 (default 5 s). */
+        public Builder conflictRetryAfterMax(Duration retryAfter) {
+            this.conflictRetryAfterMax = Objects.requireNonNull(retryAfter);
+            return this;
+        }
+
+        /** The largest response record kept, in its stored (compressed) form (default 1 MiB). */
+        public Builder maxStoredResponseBytes(int bytes) {
+            this.maxStoredResponseBytes = bytes;
+            return this;
+        }
+
+        public IdempotencyEngine build() {
+            return new IdempotencyEngine(this);
+        }
+    }
+}

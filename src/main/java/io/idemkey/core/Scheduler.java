@@ -1,0 +1,20 @@
+package io.idemkey.core;
+
+import java.time.Duration;
+
+/**
+ * Runs the engine's background work: lease renewals and retries of a completion the store could
+ * not take. On a server it is backed by the managed scheduled executor; tests drive it by hand.
+ */
+public interface Scheduler {
+
+    /** A scheduled task that can be stopped. */
+    @FunctionalInterface
+    interface Task {
+        /** Stops future runs; a run in progress finishes. Idempotent. */
+        void cancel();
+    }
+
+    /** Runs {@code task} every {@code period}, the first time one period from now. */
+    Task everyInterval(Duration period, Runnable task);
+}

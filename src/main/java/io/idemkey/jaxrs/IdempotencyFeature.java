@@ -1,0 +1,73 @@
+package io.idemkey.jaxrs;
+
+import io.idemkey.cdi.IdempotencyRuntime;
+import io.idemkey.config.PolicyResolver;
+import io.idemkey.core.IdempotencyPolicy;
+import jakarta.enterprise.inject.spi.CDI;
+import jakarta.ws.rs.HttpMethod;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.container.DynamicFeature;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.FeatureContext;
+import jakarta.ws.rs.ext.Provider;
+
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.util.Optional;
+
+/**
+ * Binds Idemkey's filters and writer interceptor to every resource method guarded by
+ * {@code @IdempotencyKey} (on the method or its class), each with the method's policy resolved once,
+ * here, at deployment. Discovered like any {@code @Provider}; nothing to register by hand.
+ *
+ * <p>The filters themselves do not carry the annotation: a provider that did would become an
+ * intercepted CDI bean.
+ */
+@Provider
+public class IdempotencyFeature implements DynamicFeature {
+
+    /** Idemkey's request filter runs after authentication and authorization, so the caller is known. */
+    static final int REQUEST_FILTER_PRIORITY = 2500;
+    /** Response filters run in reverse priority order: the lowest runs last and sees the final status. */
+    static final int RESPONSE_FILTER_PRIORITY = 1;
+    /** Writer interceptors run in priority order: the highest is innermost, next to the entity writer. */
+    static final int WRITER_INTERCEPTOR_PRIORITY = 100_000;
+
+    @Override
+    public void configure(ResourceInfo resource, FeatureContext context) {
+        Class<?> type = resource.getResourceClass();
+        Method method = resource.getResourceMethod();
+        if (type == null || method == null || PolicyResolver.annotation(type, method).isEmpty()) {
+            return;
+        }
+        IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
+        Optional<IdempotencyPolicy> policy = runtime.policy(type, method);
+        if (policy.isEmpty()) {
+            return;
+        }
+        Problems problems = new Problems();
+        ResponseRecorder recorder = new ResponseRecorder(runtime.settings());
+        context.register(new IdempotencyRequestFilter(runtime, policy.get(), endpoint(type, method), problems),
+                REQUEST_FILTER_PRIORITY);
+        context.register(new IdempotencyResponseFilter(recorder), RESPONSE_FILTER_PRIORITY);
+        context.register(new IdempotencyWriterInterceptor(recorder), WRITER_INTERCEPTOR_PRIORITY);
+    }
+
+    /** {@code POST /orders/{id}}: the method's HTTP method and path template, for logs. */
+    private static String endpoint(Class<?> type, Method method) {
+        String httpMethod = "ANY";
+        for (Annotation annotation : method.getAnnotations()) {
+            HttpMethod designator = annotation.annotationType().getAnnotation(HttpMethod.class);
+            if (designator != null) {
+                httpMethod = designator.value();
+            }
+        }
+        return httpMethod + " " + join(type.getAnnotation(Path.class), method.getAnnotation(Path.class));
+    }
+
+    private static String join(Path typePath, Path methodPath) {
+        String path = (typePath == null ? "" : "/" + typePath.value()) + (methodPath == null ? "" : "/" + methodPath.value());
+        path = path.replaceAll("/+", "/");
+        return path.isEmpty() ? "/" : path;
+    }
+}

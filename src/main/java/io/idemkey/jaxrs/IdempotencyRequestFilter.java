@@ -1,0 +1,177 @@
+package io.idemkey.jaxrs;
+
+import io.idemkey.cdi.IdempotencyRuntime;
+import io.idemkey.config.IdempotencySettings;
+import io.idemkey.core.Decision;
+import io.idemkey.core.IdempotencyPolicy;
+import io.idemkey.core.KeyHeader;
+import io.idemkey.core.RecordKey;
+import io.idemkey.core.StoredResponse;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.MultivaluedMap;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import jakarta.ws.rs.ext.Providers;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.security.Principal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The entry of a guarded request: validates the key header, buffers and fingerprints the entity,
+ * asks the engine, and either lets the method run (holding the key) or answers at once: the
+ * recorded response (replay), 400, 409, 413, 422 or 503. Registered by {@link IdempotencyFeature}
+ * for each guarded resource method, with that method's resolved policy.
+ */
+public final class IdempotencyRequestFilter implements ContainerRequestFilter {
+
+    private final IdempotencyRuntime runtime;
+    private final IdempotencySettings settings;
+    private final IdempotencyPolicy policy;
+    private final String endpoint;
+    private final Problems problems;
+
+    @Context
+    Providers providers;
+
+    IdempotencyRequestFilter(IdempotencyRuntime runtime, IdempotencyPolicy policy, String endpoint, Problems problems) {
+        this.runtime = runtime;
+        this.settings = runtime.settings();
+        this.policy = policy;
+        this.endpoint = endpoint;
+        this.problems = problems;
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request) throws IOException {
+        if (!settings.methods().contains(request.getMethod())) {
+            return;
+        }
+        KeyHeader.Result header = KeyHeader.parse(request.getHeaders().get(settings.header()), settings.maxKeyLength());
+        if (header instanceof KeyHeader.Missing) {
+            if (policy.required()) {
+                request.abortWith(problems.problem(Problems.Type.KEY_MISSING, "This request needs an "
+                        + settings.header() + " header: send a unique value (a UUID) and reuse it when you retry."));
+            }
+            return;
+        }
+        if (header instanceof KeyHeader.Invalid invalid) {
+            request.abortWith(problems.problem(Problems.Type.KEY_INVALID, "The " + settings.header()
+                    + " header is invalid: " + invalid.reason() + ". Send one key of 1 to " + settings.maxKeyLength()
+                    + " visible ASCII characters, for example \"8e03978e-40d5-43e8-bc93-6894a57f9324\"."));
+            return;
+        }
+        String key = ((KeyHeader.Valid) header).key();
+        byte[] entity = bufferEntity(request);
+        if (entity == null) {
+            request.abortWith(problems.problem(Problems.Type.REQUEST_TOO_LARGE, "The request body is larger than "
+                    + settings.maxRequestBytes() + " bytes, the most this endpoint accepts."));
+            return;
+        }
+        UriInfo uri = request.getUriInfo();
+        byte[] fingerprint = runtime.fingerprint().of(request.getMethod(), path(uri), query(uri),
+                isJson(request.getMediaType()), entity, policy.excludeFields());
+        String recordKey = RecordKey.of(settings.keyPrefix(), scope(request), key);
+
+        Decision decision = runtime.engine().begin(recordKey, key, fingerprint, policy, endpoint);
+        if (decision instanceof Decision.Proceed proceed) {
+            request.setProperty(RequestProperties.EXECUTION, proceed.execution());
+            runtime.currentRequest().bind(proceed.execution(), providers);
+        } else if (decision instanceof Decision.Replay replay) {
+            request.abortWith(replay(replay.response()));
+        } else if (decision instanceof Decision.Conflict conflict) {
+            request.abortWith(problems.problem(Problems.Type.REQUEST_IN_PROGRESS, "A request with this "
+                    + settings.header() + " is still being processed. Retry with the same key after the time in"
+                    + " Retry-After to receive its response.", conflict.retryAfter()));
+        } else if (decision instanceof Decision.Mismatch) {
+            request.abortWith(problems.problem(Problems.Type.KEY_REUSED, "This " + settings.header()
+                    + " was already used for a different request (another method, path, query or body)."
+                    + " Use a new key for a new request."));
+        } else if (decision instanceof Decision.Unavailable unavailable) {
+            request.abortWith(problems.problem(Problems.Type.STORE_UNAVAILABLE, "The request was not processed"
+                    + " because its idempotency cannot be guaranteed right now. Retry with the same key after"
+                    + " the time in Retry-After.", unavailable.retryAfter()));
+        }
+        // Decision.Unprotected: the endpoint fails open and runs without a key.
+    }
+
+    private Response replay(StoredResponse stored) {
+        Response.ResponseBuilder response = Response.status(stored.status());
+        for (StoredResponse.Header header : stored.headers()) {
+            response.header(header.name(), header.value());
+        }
+        if (stored.bodyLength() > 0) {
+            response.entity(stored.body());
+        }
+        return response.header(settings.replayedHeader(), "true").build();
+    }
+
+    /** The entity, read once and handed on unchanged; null if it exceeds the limit. */
+    private byte[] bufferEntity(ContainerRequestContext request) throws IOException {
+        int limit = settings.maxRequestBytes();
+        if (request.getLength() > limit) {
+            return null;
+        }
+        if (!request.hasEntity()) {
+            return new byte[0];
+        }
+        InputStream in = request.getEntityStream();
+        byte[] entity = in.readNBytes(limit + 1);
+        if (entity.length > limit) {
+            return null;
+        }
+        request.setEntityStream(new ByteArrayInputStream(entity));
+        return entity;
+    }
+
+    /** Who is calling: the key space of one caller never reaches another's. */
+    private String scope(ContainerRequestContext request) {
+        return switch (settings.scope().kind()) {
+            case PRINCIPAL -> {
+                Principal principal = request.getSecurityContext() == null ? null
+                        : request.getSecurityContext().getUserPrincipal();
+                yield principal == null ? "" : principal.getName();
+            }
+            case HEADER -> {
+                List<String> values = request.getHeaders().get(settings.scope().headerName());
+                yield values == null ? "" : String.join(",", values);
+            }
+            case GLOBAL -> "";
+        };
+    }
+
+    /** The path relative to the application root, percent-encoded, with exactly one leading slash. */
+    static String path(UriInfo uri) {
+        String path = uri.getPath(false);
+        int start = 0;
+        while (start < path.length() && path.charAt(start) == '/') {
+            start++;
+        }
+        return "/" + path.substring(start);
+    }
+
+    private static List<Map.Entry<String, String>> query(UriInfo uri) {
+        MultivaluedMap<String, String> parameters = uri.getQueryParameters(false);
+        List<Map.Entry<String, String>> query = new ArrayList<>();
+        parameters.forEach((name, values) -> values.forEach(value -> query.add(Map.entry(name, value))));
+        return query;
+    }
+
+    private static boolean isJson(MediaType type) {
+        return type != null && "application".equalsIgnoreCase(type.getType())
+                && ("json".equalsIgnoreCase(type.getSubtype()) || type.getSubtype().toLowerCase(Locale.ROOT).endsWith("+json"));
+    }
+
+    @Override
+    public String toString() {
+        return "IdempotencyRequestFilter[" + endpoint + "]";
+    }
+}

@@ -1,0 +1,53 @@
+package io.idemkey.jaxrs;
+
+import io.idemkey.core.Execution;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.container.ContainerResponseFilter;
+
+/**
+ * Decides the fate of a guarded request's key once its response exists, before anything reaches
+ * the client: a server error, a retryable outcome or a request refused before the method started
+ * releases the key; anything else is recorded (right here when there is no entity, otherwise by
+ * {@link IdempotencyWriterInterceptor} once the entity's bytes are known).
+ *
+ * <p>Registered with the lowest priority so that it runs after every other response filter and
+ * sees the final status.
+ */
+public final class IdempotencyResponseFilter implements ContainerResponseFilter {
+
+    private final ResponseRecorder recorder;
+
+    IdempotencyResponseFilter(ResponseRecorder recorder) {
+        this.recorder = recorder;
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+        Execution execution = (Execution) request.getProperty(RequestProperties.EXECUTION);
+        if (execution == null || !execution.isRunning()) {
+            return;
+        }
+        int status = response.getStatus();
+        if (!execution.started() && status < 400) {
+            // A success can only come from the method: the interceptor did not run (the resource is
+            // not a CDI bean, say). Record it rather than silently lose the protection.
+            recorder.warnInterceptorMissing(execution);
+            execution.markStarted();
+        }
+        if (!execution.recordable(status)) {
+            execution.release(releaseReason(execution, status));
+        } else if (response.hasEntity()) {
+            request.setProperty(RequestProperties.STATUS_TO_RECORD, status);
+        } else {
+            execution.complete(recorder.record(status, response.getHeaders(), null, new byte[0]));
+        }
+    }
+
+    private static String releaseReason(Execution execution, int status) {
+        if (!execution.started()) {
+            return "refused with " + status + " before the method started";
+        }
+        return status >= 500 ? "the method answered " + status : "the method marked its outcome retryable";
+    }
+}

@@ -1,0 +1,53 @@
+package io.idemkey.jaxrs;
+
+import io.idemkey.core.Execution;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.ext.WriterInterceptor;
+import jakarta.ws.rs.ext.WriterInterceptorContext;
+
+import java.io.IOException;
+import java.io.OutputStream;
+
+/**
+ * Records a guarded response's entity: captures the exact bytes its writer produces, completes the
+ * record, and only then lets the bytes reach the client, so that an immediate retry is replayed
+ * rather than refused with 409. Registered innermost (closest to the entity writer), so compression
+ * and other encoders apply to replays the same way.
+ */
+public final class IdempotencyWriterInterceptor implements WriterInterceptor {
+
+    private final ResponseRecorder recorder;
+
+    IdempotencyWriterInterceptor(ResponseRecorder recorder) {
+        this.recorder = recorder;
+    }
+
+    @Override
+    public void aroundWriteTo(WriterInterceptorContext context) throws IOException, WebApplicationException {
+        Execution execution = (Execution) context.getProperty(RequestProperties.EXECUTION);
+        Integer status = (Integer) context.getProperty(RequestProperties.STATUS_TO_RECORD);
+        if (execution == null || status == null || !execution.isRunning()) {
+            context.proceed();
+            return;
+        }
+        OutputStream original = context.getOutputStream();
+        CaptureOutputStream capture = new CaptureOutputStream(original, recorder.captureLimit());
+        context.setOutputStream(capture);
+        try {
+            context.proceed();
+        } catch (IOException | RuntimeException | Error e) {
+            execution.release("the response entity could not be written: " + e);
+            throw e;
+        } finally {
+            context.setOutputStream(original);
+        }
+        if (capture.overflowed()) {
+            execution.releaseUnrecorded("the response entity is larger than " + recorder.captureLimit()
+                    + " bytes; it was streamed to the client without being recorded");
+            return;
+        }
+        byte[] body = capture.captured();
+        execution.complete(recorder.record(status, context.getHeaders(), context.getMediaType(), body));
+        original.write(body);
+    }
+}

@@ -1,0 +1,73 @@
+package io.idemkey.jaxrs;
+
+import jakarta.json.spi.JsonProvider;
+import jakarta.json.stream.JsonGenerator;
+import jakarta.json.stream.JsonGeneratorFactory;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.Response;
+
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Idemkey's own answers, as RFC 9457 {@code application/problem+json} with a stable {@code type}
+ * URI per case. None of them reveals anything about another request (its state or its body).
+ */
+public final class Problems {
+
+    /** The media type of every problem answer. */
+    public static final String MEDIA_TYPE = "application/problem+json";
+
+    /** The problem types: stable, documented in the README. */
+    public enum Type {
+        KEY_MISSING(400, "key-missing", "Idempotency key missing"),
+        KEY_INVALID(400, "key-invalid", "Idempotency key invalid"),
+        REQUEST_TOO_LARGE(413, "request-too-large", "Request too large"),
+        KEY_REUSED(422, "key-reused", "Idempotency key reused"),
+        REQUEST_IN_PROGRESS(409, "request-in-progress", "Request in progress"),
+        STORE_UNAVAILABLE(503, "store-unavailable", "Idempotency store unavailable");
+
+        private final int status;
+        private final String uri;
+        private final String title;
+
+        Type(int status, String slug, String title) {
+            this.status = status;
+            this.uri = "https://idemkey.io/problems/" + slug;
+            this.title = title;
+        }
+
+        public int status() {
+            return status;
+        }
+
+        public String uri() {
+            return uri;
+        }
+    }
+
+    private final JsonGeneratorFactory json = JsonProvider.provider().createGeneratorFactory(Map.of());
+
+    public Response problem(Type type, String detail) {
+        return problem(type, detail, null);
+    }
+
+    /** A problem answer; with {@code retryAfter}, a {@code Retry-After} header in whole seconds. */
+    public Response problem(Type type, String detail, Duration retryAfter) {
+        StringWriter body = new StringWriter();
+        try (JsonGenerator generator = json.createGenerator(body)) {
+            generator.writeStartObject()
+                    .write("type", type.uri)
+                    .write("title", type.title)
+                    .write("status", type.status)
+                    .write("detail", detail)
+                    .writeEnd();
+        }
+        Response.ResponseBuilder response = Response.status(type.status).type(MEDIA_TYPE).entity(body.toString());
+        if (retryAfter != null) {
+            response.header(HttpHeaders.RETRY_AFTER, Math.max(1, retryAfter.toSeconds()));
+        }
+        return response.build();
+    }
+}

@@ -1,0 +1,17 @@
+package io.idemkey.jaxrs;
+
+/**
+ * Names of the request properties through which Idemkey's filters and interceptor share the state
+ * of one request. Namespaced so that they cannot collide with an application's.
+ */
+final class RequestProperties {
+
+    /** The {@link io.idemkey.core.Execution} a guarded request holds, if it acquired its key. */
+    static final String EXECUTION = "io.idemkey.execution";
+
+    /** The status to record, set by the response filter when the entity still has to be written. */
+    static final String STATUS_TO_RECORD = "io.idemkey.status-to-record";
+
+    private RequestProperties() {
+    }
+}

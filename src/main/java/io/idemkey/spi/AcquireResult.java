@@ -1,0 +1,46 @@
+package io.idemkey.spi;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What {@link IdempotencyStore#acquire} found: a closed set of outcomes.
+ */
+public sealed interface AcquireResult {
+
+    /** No record existed; the caller now owns a new in-progress record. */
+    record Acquired() implements AcquireResult {
+    }
+
+    /**
+     * A record with the same fingerprint is completed; its response is to be replayed.
+     *
+     * @param response the response exactly as it was passed to {@link IdempotencyStore#complete}
+     */
+    record Completed(byte[] response) implements AcquireResult {
+        public Completed {
+            Objects.requireNonNull(response, "response");
+        }
+    }
+
+    /**
+     * A record with the same fingerprint is still in progress, owned by another attempt.
+     *
+     * @param remainingLease how long the owner's lease has left (zero or more)
+     */
+    record InProgress(Duration remainingLease) implements AcquireResult {
+        public InProgress {
+            Objects.requireNonNull(remainingLease, "remainingLease");
+        }
+    }
+
+    /** A record exists under this key for a different request (another fingerprint). */
+    record Mismatch() implements AcquireResult {
+    }
+
+    /** The one {@link Acquired} instance. */
+    AcquireResult ACQUIRED = new Acquired();
+
+    /** The one {@link Mismatch} instance. */
+    AcquireResult MISMATCH = new Mismatch();
+}

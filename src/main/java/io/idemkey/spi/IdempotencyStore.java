@@ -1,0 +1,75 @@
+package io.idemkey.spi;
+
+import java.time.Duration;
+
+/**
+ * Where idempotency records live. A record is created {@code IN_PROGRESS} by {@link #acquire}, owned
+ * by the caller's owner token, and ends either {@code COMPLETED} with the response to replay
+ * ({@link #complete}) or deleted ({@link #release}); while it is in progress its owner keeps it
+ * alive with {@link #renew}. The store expires records itself: an in-progress record after its lock
+ * TTL (so a crashed owner's key frees itself), a completed one after its TTL.
+ *
+ * <p><b>Atomicity.</b> Each operation is one atomic step against shared state (for Redis: one
+ * round trip running one Lua script). In particular {@code acquire} must never let two callers
+ * acquire the same key: there is no window between "look" and "take".
+ *
+ * <p><b>Fencing.</b> {@code complete}, {@code release} and {@code renew} are compare-and-set on the
+ * owner token: they change the record only if it is still in progress and still owned by that
+ * token, and report {@code false} otherwise (the lease was lost: expired and perhaps taken over).
+ *
+ * <p><b>Threads and nulls.</b> Implementations are thread-safe. No argument is {@code null}; no
+ * method returns {@code null}. Durations are positive and at least one millisecond.
+ *
+ * <p><b>Failures.</b> When the store cannot be reached within its timeouts an operation throws
+ * {@link StoreUnavailableException}; any other exception means a defect or a misconfigured store.
+ */
+public interface IdempotencyStore extends AutoCloseable {
+
+    /**
+     * Creates the record {@code IN_PROGRESS} for {@code ownerToken} with the given fingerprint and
+     * lock TTL if no record exists under {@code recordKey}; otherwise reports the existing one.
+     * A different fingerprint is reported as {@link AcquireResult.Mismatch} whatever the existing
+     * record's state.
+     *
+     * @param recordKey   the namespaced record key (prefix, scope, client key), already escaped
+     * @param fingerprint the request fingerprint (opaque bytes, compared for equality)
+     * @param ownerToken  a token unique to this attempt
+     * @param lockTtl     how long the in-progress record lives unless renewed
+     */
+    AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl);
+
+    /**
+     * Stores the response and marks the record {@code COMPLETED} for {@code ttl}, if it is still in
+     * progress and owned by {@code ownerToken}. The response is opaque to the store (the engine's
+     * encoding of status, headers and body) and is handed back unchanged by {@link #acquire}.
+     *
+     * @return {@code true} if the record was completed, {@code false} if the lease was lost
+     */
+    boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl);
+
+    /**
+     * Deletes the record if it is still in progress and owned by {@code ownerToken}, so that a retry
+     * with the same key runs again.
+     *
+     * @return {@code true} if the record was deleted, {@code false} if the lease was lost
+     */
+    boolean release(String recordKey, String ownerToken);
+
+    /**
+     * Extends an in-progress record's life to {@code lockTtl} from now, if it is still owned by
+     * {@code ownerToken}.
+     *
+     * @return {@code true} if the lease was extended, {@code false} if it was lost
+     */
+    boolean renew(String recordKey, String ownerToken, Duration lockTtl);
+
+    /**
+     * Whether the store answers right now (one cheap round trip); for readiness checks, never called
+     * on the request path.
+     */
+    boolean isAvailable();
+
+    /** Releases connections and threads. Records are left to their TTL. */
+    @Override
+    void close();
+}

@@ -1,0 +1,132 @@
+package io.idemkey.store.memory;
+
+import io.idemkey.spi.AcquireResult;
+import io.idemkey.spi.IdempotencyStore;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An {@link IdempotencyStore} in this JVM's memory: for a single instance, for tests, and where no
+ * Redis is configured on purpose ({@code idempotency.store=memory}). It keeps the same contract as
+ * the Redis store (atomic acquire, fencing on the owner token, expiry), but nothing is shared with
+ * other instances and nothing survives a restart.
+ *
+ * <p>Each operation is one atomic {@link ConcurrentMap#compute}; expired records are treated as
+ * absent and swept out every {@value #SWEEP_EVERY} acquisitions.
+ */
+public final class InMemoryIdempotencyStore implements IdempotencyStore {
+
+    static final int SWEEP_EVERY = 4096;
+
+    private record Entry(boolean completed, byte[] fingerprint, String ownerToken, byte[] response,
+                         Instant expiresAt) {
+    }
+
+    private final ConcurrentMap<String, Entry> records = new ConcurrentHashMap<>();
+    private final AtomicInteger acquisitions = new AtomicInteger();
+    private final Clock clock;
+
+    public InMemoryIdempotencyStore() {
+        this(Clock.systemUTC());
+    }
+
+    public InMemoryIdempotencyStore(Clock clock) {
+        this.clock = clock;
+    }
+
+    @Override
+    public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
+        if (acquisitions.incrementAndGet() % SWEEP_EVERY == 0) {
+            sweep();
+        }
+        Instant now = clock.instant();
+        AcquireResult[] result = new AcquireResult[1];
+        records.compute(recordKey, (k, existing) -> {
+            if (existing == null || !existing.expiresAt().isAfter(now) || ownedBy(existing, ownerToken, now)) {
+                result[0] = AcquireResult.ACQUIRED;
+                return new Entry(false, fingerprint.clone(), ownerToken, null, now.plus(lockTtl));
+            }
+            if (!Arrays.equals(existing.fingerprint(), fingerprint)) {
+                result[0] = AcquireResult.MISMATCH;
+            } else if (existing.completed()) {
+                result[0] = new AcquireResult.Completed(existing.response().clone());
+            } else {
+                result[0] = new AcquireResult.InProgress(Duration.between(now, existing.expiresAt()));
+            }
+            return existing;
+        });
+        return result[0];
+    }
+
+    @Override
+    public boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl) {
+        Instant now = clock.instant();
+        boolean[] applied = new boolean[1];
+        records.computeIfPresent(recordKey, (k, existing) -> {
+            if (!ownedBy(existing, ownerToken, now)) {
+                return existing;
+            }
+            applied[0] = true;
+            return new Entry(true, existing.fingerprint(), null, response.clone(), now.plus(ttl));
+        });
+        return applied[0];
+    }
+
+    @Override
+    public boolean release(String recordKey, String ownerToken) {
+        Instant now = clock.instant();
+        boolean[] applied = new boolean[1];
+        records.computeIfPresent(recordKey, (k, existing) -> {
+            if (!ownedBy(existing, ownerToken, now)) {
+                return existing;
+            }
+            applied[0] = true;
+            return null;
+        });
+        return applied[0];
+    }
+
+    @Override
+    public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
+        Instant now = clock.instant();
+        boolean[] applied = new boolean[1];
+        records.computeIfPresent(recordKey, (k, existing) -> {
+            if (!ownedBy(existing, ownerToken, now)) {
+                return existing;
+            }
+            applied[0] = true;
+            return new Entry(false, existing.fingerprint(), ownerToken, null, now.plus(lockTtl));
+        });
+        return applied[0];
+    }
+
+    private static boolean ownedBy(Entry entry, String ownerToken, Instant now) {
+        return !entry.completed() && ownerToken.equals(entry.ownerToken()) && entry.expiresAt().isAfter(now);
+    }
+
+    /** The number of records held, expired ones included until the next sweep. */
+    public int size() {
+        return records.size();
+    }
+
+    private void sweep() {
+        Instant now = clock.instant();
+        records.entrySet().removeIf(e -> !e.getValue().expiresAt().isAfter(now));
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return true;
+    }
+
+    @Override
+    public void close() {
+        records.clear();
+    }
+}

@@ -1,0 +1,171 @@
+package io.idemkey.store.redis;
+
+import io.idemkey.spi.AcquireResult;
+import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.StoreUnavailableException;
+import redis.clients.jedis.CommandObject;
+import redis.clients.jedis.CommandObjects;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.util.Pool;
+
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The {@link IdempotencyStore} on Redis, through a Jedis connection pool. Every operation is one
+ * round trip running one Lua script (see the {@code *.lua} resources next to this class), so
+ * acquire cannot race, and complete, release and renew are compare-and-set on the owner token.
+ * Records are hashes that Redis expires itself ({@code PEXPIRE}): nothing else of Idemkey's lives
+ * in Redis.
+ *
+ * <p>A command that fails on a pooled connection (Redis restarted, a proxy dropped it) is retried
+ * once on a fresh connection before the store is declared unavailable, so the first request after
+ * Redis returns succeeds. Pooled connections are not pinged on borrow.
+ */
+public final class RedisIdempotencyStore implements IdempotencyStore {
+
+    private static final RedisScript ACQUIRE = RedisScript.load("acquire");
+    private static final RedisScript COMPLETE = RedisScript.load("complete");
+    private static final RedisScript RELEASE = RedisScript.load("release");
+    private static final RedisScript RENEW = RedisScript.load("renew");
+    private static final byte[] ACQUIRED = {'A'};
+    private static final byte[] MISMATCH = {'M'};
+    private static final byte[] IN_PROGRESS = {'P'};
+
+    private final Pool<Connection> pool;
+    private final CommandObjects commands = new CommandObjects();
+    private final String description;
+
+    /**
+     * @param pool        the connection pool; the store closes it
+     * @param description where the store points, for messages (never with credentials)
+     */
+    public RedisIdempotencyStore(Pool<Connection> pool, String description) {
+        this.pool = pool;
+        this.description = description;
+    }
+
+    /** Opens a pool as the options say; no connection is made until the first command. */
+    public static RedisIdempotencyStore open(RedisStoreOptions options) {
+        return new RedisIdempotencyStore(options.createPool(), options.description());
+    }
+
+    @Override
+    public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
+        List<?> reply = (List<?>) run(ACQUIRE, recordKey, fingerprint, bytes(ownerToken), millis(lockTtl));
+        byte[] outcome = (byte[]) reply.get(0);
+        if (Arrays.equals(outcome, ACQUIRED)) {
+            return AcquireResult.ACQUIRED;
+        }
+        if (Arrays.equals(outcome, MISMATCH)) {
+            return AcquireResult.MISMATCH;
+        }
+        if (Arrays.equals(outcome, IN_PROGRESS)) {
+            return new AcquireResult.InProgress(Duration.ofMillis(Math.max(0, (Long) reply.get(1))));
+        }
+        return new AcquireResult.Completed((byte[]) reply.get(1));
+    }
+
+    @Override
+    public boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl) {
+        return applied(run(COMPLETE, recordKey, bytes(ownerToken), response, millis(ttl)));
+    }
+
+    @Override
+    public boolean release(String recordKey, String ownerToken) {
+        return applied(run(RELEASE, recordKey, bytes(ownerToken)));
+    }
+
+    @Override
+    public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
+        return applied(run(RENEW, recordKey, bytes(ownerToken), millis(lockTtl)));
+    }
+
+    @Override
+    public boolean isAvailable() {
+        try {
+            return "PONG".equals(execute(commands.ping()));
+        } catch (StoreUnavailableException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisIdempotencyStore[" + description + "]";
+    }
+
+    private Object run(RedisScript script, String recordKey, byte[]... args) {
+        List<byte[]> keys = List.of(bytes(recordKey));
+        List<byte[]> argv = List.of(args);
+        try {
+            return execute(commands.evalsha(script.sha1(), keys, argv));
+        } catch (JedisNoScriptException e) {
+            return execute(commands.eval(script.source(), keys, argv));
+        }
+    }
+
+    /** One command; retried once on a fresh connection if the pooled one turns out to be broken. */
+    private <T> T execute(CommandObject<T> command) {
+        try (Connection connection = borrow()) {
+            return connection.executeCommand(command);
+        } catch (JedisConnectionException first) {
+            if (timedOut(first)) {
+                throw unavailable(first); // Redis is slow, not gone: waiting twice would not help
+            }
+            pool.clear(); // idle connections are likely as stale as this one
+            try (Connection connection = borrow()) {
+                return connection.executeCommand(command);
+            } catch (JedisConnectionException second) {
+                throw unavailable(second);
+            }
+        }
+    }
+
+    private Connection borrow() {
+        try {
+            return pool.getResource();
+        } catch (JedisDataException e) {
+            throw e; // AUTH refused and the like: a configuration error, not an outage
+        } catch (JedisException e) {
+            throw unavailable(e); // cannot connect, or no free connection within the wait limit
+        }
+    }
+
+    private StoreUnavailableException unavailable(JedisException e) {
+        return new StoreUnavailableException("Redis at " + description + " is unavailable: " + e.getMessage(), e);
+    }
+
+    private static boolean timedOut(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean applied(Object reply) {
+        return Long.valueOf(1).equals(reply);
+    }
+
+    private static byte[] bytes(String value) {
+        return value.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] millis(Duration duration) {
+        return bytes(Long.toString(Math.max(1, duration.toMillis())));
+    }
+}

@@ -1,0 +1,159 @@
+package io.idemkey.testing;
+
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A private {@code redis-server} process on a free loopback port, for tests that must talk to a real
+ * Redis and be able to take it away (outages) and bring it back on the same port. Never the
+ * machine's own Redis.
+ */
+public final class RedisServer implements AutoCloseable {
+
+    private final int port;
+    private final Path directory;
+    private final List<String> extraArguments;
+    private Process process;
+
+    private RedisServer(int port, List<String> extraArguments) {
+        this.port = port;
+        this.extraArguments = List.copyOf(extraArguments);
+        try {
+            this.directory = Files.createTempDirectory("idemkey-redis-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Starts a new server on a free port, with persistence off. */
+    public static RedisServer start(String... extraArguments) {
+        RedisServer server = new RedisServer(freePort(), List.of(extraArguments));
+        server.startProcess();
+        Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
+        return server;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String url() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    public boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /** Kills the server (as an outage would): every connection drops, all data is gone. */
+    public synchronized void stop() {
+        if (process != null) {
+            process.destroyForcibly();
+            try {
+                process.waitFor();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            process = null;
+        }
+    }
+
+    /** Starts the server again on the same port (empty, as after a restart without persistence). */
+    public synchronized void restart() {
+        stop();
+        startProcess();
+    }
+
+    /** A new, single-threaded client for assertions; close it. */
+    public Jedis client() {
+        return new Jedis("127.0.0.1", port);
+    }
+
+    /** Calls per command since the last {@link #resetStats()}, from {@code INFO commandstats}. */
+    public Map<String, Long> commandCalls() {
+        try (Jedis jedis = client()) {
+            Map<String, Long> calls = new LinkedHashMap<>();
+            for (String line : jedis.info("commandstats").split("\r?\n")) {
+                if (line.startsWith("cmdstat_")) {
+                    String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+                    String stats = line.substring(line.indexOf(':') + 1);
+                    long count = Long.parseLong(stats.substring(stats.indexOf("calls=") + 6, stats.indexOf(',')));
+                    calls.put(command, count);
+                }
+            }
+            return calls;
+        }
+    }
+
+    public void resetStats() {
+        try (Jedis jedis = client()) {
+            jedis.configResetStat();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private synchronized void startProcess() {
+        List<String> command = new ArrayList<>(List.of("redis-server",
+                "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no", "--dir", directory.toString(),
+                "--logfile", directory.resolve("redis.log").toString()));
+        command.addAll(extraArguments);
+        try {
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(directory.resolve("stdout.log").toFile()).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start redis-server (is it installed?)", e);
+        }
+        awaitReady();
+    }
+
+    private void awaitReady() {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+        while (Instant.now().isBefore(deadline)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("redis-server exited; see " + directory);
+            }
+            try (Jedis jedis = client()) {
+                if ("PONG".equals(jedis.ping())) {
+                    return;
+                }
+            } catch (JedisConnectionException notYet) {
+                pause();
+            }
+        }
+        throw new IllegalStateException("redis-server did not answer on port " + port + " within 10 s");
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(20);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
