@@ -73,9 +73,13 @@ public class IdempotencyRuntime {
 
     @PreDestroy
     void stop() {
-        store.close();
         if (privateScheduler != null) {
             privateScheduler.shutdownNow();
+        }
+        try {
+            store.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "Closing the idempotency store failed", e);
         }
     }
 

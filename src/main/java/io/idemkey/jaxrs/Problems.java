@@ -21,19 +21,21 @@ public final class Problems {
 
     /** The problem types: stable, documented in the README. */
     public enum Type {
-        KEY_MISSING(400, "key-missing", "Idempotency key missing"),
-        KEY_INVALID(400, "key-invalid", "Idempotency key invalid"),
-        REQUEST_TOO_LARGE(413, "request-too-large", "Request too large"),
-        KEY_REUSED(422, "key-reused", "Idempotency key reused"),
-        REQUEST_IN_PROGRESS(409, "request-in-progress", "Request in progress"),
-        STORE_UNAVAILABLE(503, "store-unavailable", "Idempotency store unavailable");
+        KEY_MISSING(400, "Bad Request", "key-missing", "Idempotency key missing"),
+        KEY_INVALID(400, "Bad Request", "key-invalid", "Idempotency key invalid"),
+        REQUEST_TOO_LARGE(413, "Content Too Large", "request-too-large", "Request too large"),
+        KEY_REUSED(422, "Unprocessable Content", "key-reused", "Idempotency key reused"),
+        REQUEST_IN_PROGRESS(409, "Conflict", "request-in-progress", "Request in progress"),
+        STORE_UNAVAILABLE(503, "Service Unavailable", "store-unavailable", "Idempotency store unavailable");
 
         private final int status;
+        private final String reason;
         private final String uri;
         private final String title;
 
-        Type(int status, String slug, String title) {
+        Type(int status, String reason, String slug, String title) {
             this.status = status;
+            this.reason = reason;
             this.uri = "https://idemkey.io/problems/" + slug;
             this.title = title;
         }
@@ -64,7 +66,7 @@ public final class Problems {
                     .write("detail", detail)
                     .writeEnd();
         }
-        Response.ResponseBuilder response = Response.status(type.status).type(MEDIA_TYPE).entity(body.toString());
+        Response.ResponseBuilder response = Response.status(type.status, type.reason).type(MEDIA_TYPE).entity(body.toString());
         if (retryAfter != null) {
             response.header(HttpHeaders.RETRY_AFTER, Math.max(1, retryAfter.toSeconds()));
         }

@@ -1,17 +1,20 @@
 package io.idemkey.sample;
 
 import jakarta.json.Json;
-import jakarta.json.bind.JsonbException;
+import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
 
-/** Malformed JSON is the client's mistake: 400, not the servers' default 500. */
+/**
+ * Malformed JSON is the client's mistake: 400, not the servers' default 500 (the runtime reports an
+ * entity its reader cannot read as a {@link ProcessingException}).
+ */
 @Provider
-public class UnreadableEntityMapper implements ExceptionMapper<JsonbException> {
+public class UnreadableEntityMapper implements ExceptionMapper<ProcessingException> {
 
     @Override
-    public Response toResponse(JsonbException exception) {
+    public Response toResponse(ProcessingException exception) {
         return Response.status(400).type("application/problem+json")
                 .entity(Json.createObjectBuilder()
                         .add("title", "Unreadable request body")

@@ -21,6 +21,7 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.NewCookie;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
 
 import java.net.URI;
 import java.util.UUID;
@@ -165,11 +166,25 @@ public class GuardedResource {
         return Response.ok("{\"execution\":" + execution + ",\"id\":\"" + UUID.randomUUID() + "\"}").build();
     }
 
+    /** Sleeps as long as X-Sleep-Millis says (a header: not part of the fingerprint). */
     @POST
     @Path("/crashable")
     @IdempotencyKey(lockTtlSeconds = 2)
-    public Response crashable() {
-        return Response.ok("{\"execution\":" + executions.record(key()) + "}").build();
+    public Response crashable(@HeaderParam("X-Sleep-Millis") long millis) throws InterruptedException {
+        int execution = executions.record(key());
+        Thread.sleep(millis);
+        return Response.ok("{\"execution\":" + execution + ",\"id\":\"" + UUID.randomUUID() + "\"}").build();
+    }
+
+    /** Who the server thinks is calling, with a fresh id per execution. */
+    @POST
+    @Path("/whoami")
+    @IdempotencyKey
+    public Response whoami(@Context SecurityContext security) {
+        String caller = security.getUserPrincipal() == null ? "anonymous" : security.getUserPrincipal().getName();
+        int execution = executions.record(caller + ":" + key());
+        return Response.ok("{\"caller\":\"" + caller + "\",\"execution\":" + execution + ",\"id\":\""
+                + UUID.randomUUID() + "\"}").build();
     }
 
     @GET

@@ -1,0 +1,90 @@
+package io.idemkey.it;
+
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.net.URL;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Keys are scoped per caller (the default, {@code idempotency.scope=principal}): two users reusing
+ * one key each get their own execution and their own response.
+ */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class CallerScopeIT {
+
+    @Deployment
+    static WebArchive deployment() {
+        return Deployments.guardedApp("caller-scope", Map.of());
+    }
+
+    @ArquillianResource
+    URL base;
+
+    Http http;
+
+    @BeforeEach
+    void client() {
+        http = new Http(base);
+    }
+
+    @Test
+    void twoUsersReusingOneKeyEachGetTheirOwnExecutionAndResponse() {
+        String key = Http.newKey();
+        HttpResponse<String> alice = whoami("alice", key);
+        HttpResponse<String> bob = whoami("bob", key);
+        HttpResponse<String> anonymous = whoami(null, key);
+        assertTrue(alice.body().contains("\"caller\":\"alice\""), alice.body());
+        assertTrue(bob.body().contains("\"caller\":\"bob\""), bob.body());
+        assertTrue(anonymous.body().contains("\"caller\":\"anonymous\""), anonymous.body());
+        assertNotEquals(alice.body(), bob.body());
+
+        HttpResponse<String> aliceAgain = whoami("alice", key);
+        HttpResponse<String> bobAgain = whoami("bob", key);
+        assertEquals(alice.body(), aliceAgain.body(), "alice gets her own response back");
+        assertEquals(bob.body(), bobAgain.body(), "bob gets his");
+        assertEquals("true", bobAgain.headers().firstValue("Idempotent-Replayed").orElse(null));
+    }
+
+    @Test
+    void aUserCannotReachAnotherUsersRecordWithADifferentBody() {
+        String key = Http.newKey();
+        assertEquals(201, post("alice", key, "{\"a\":1}").statusCode());
+        assertEquals(201, post("bob", key, "{\"b\":2}").statusCode(), "not a 422: bob's key space is his own");
+    }
+
+    private HttpResponse<String> whoami(String user, String key) {
+        HttpRequest.Builder request = http.request("guarded/whoami").header(Http.KEY, key)
+                .POST(HttpRequest.BodyPublishers.noBody());
+        return http.send(authenticated(request, user).build());
+    }
+
+    private HttpResponse<String> post(String user, String key, String json) {
+        HttpRequest.Builder request = http.request("guarded/echo").header(Http.KEY, key)
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
+        return http.send(authenticated(request, user).build());
+    }
+
+    private static HttpRequest.Builder authenticated(HttpRequest.Builder request, String user) {
+        if (user != null) {
+            request.header("Authorization", "Basic " + Base64.getEncoder()
+                    .encodeToString((user + ":pw").getBytes(StandardCharsets.UTF_8)));
+        }
+        return request;
+    }
+}

@@ -1,0 +1,85 @@
+package io.idemkey.it;
+
+import org.jboss.shrinkwrap.api.exporter.ZipExporter;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Bad configuration fails the deployment with a message that names the property, and never shows a
+ * password. Payara Micro's Arquillian container reports every deployment as a success, so this test
+ * starts the server itself with three applications: two misconfigured, one sound.
+ */
+class ConfigValidationIT {
+
+    private static PayaraMicroServer server;
+
+    @BeforeAll
+    static void deploy() throws IOException {
+        Path directory = Files.createTempDirectory("idemkey-config-validation");
+        // The sound application comes first: Payara Micro stops initializing the applications that
+        // follow one whose initialization failed.
+        server = PayaraMicroServer.start(List.of(
+                export(directory, Deployments.guardedApp("sound", Map.of())),
+                export(directory, Deployments.guardedApp("malformed-redis-url", Map.of(
+                        "idempotency.redis.url", "http://user:hunter2@localhost:6379"))),
+                export(directory, Deployments.guardedApp("lock-longer-than-ttl", Map.of(
+                        "io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/lockTtlSeconds", "86400",
+                        "io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/ttlHours", "1")))));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void lockTtlLongerThanTheRecordTtlFailsTheDeploymentNamingTheProperty() throws Exception {
+        assertTrue(server.log().contains("Invalid Idemkey configuration: "
+                + "io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/lockTtlSeconds (86400 s) must be shorter than"
+                + " io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/ttlHours (1 h)"), server.log());
+        assertEquals(404, status("lock-longer-than-ttl", "guarded/executions/x"), "the application is not serving");
+    }
+
+    @Test
+    void malformedRedisUrlFailsTheDeploymentWithoutShowingThePassword() throws Exception {
+        assertTrue(server.log().contains("Invalid Idemkey configuration: idempotency.redis.url is not a valid Redis URL"),
+                server.log());
+        assertFalse(server.log().contains("hunter2"), "the password never reaches the log");
+        assertEquals(404, status("malformed-redis-url", "guarded/executions/x"), "the application is not serving");
+    }
+
+    @Test
+    void soundApplicationOnTheSameServerServes() throws Exception {
+        assertEquals(200, status("sound", "guarded/executions/x"));
+    }
+
+    private static int status(String context, String path) throws Exception {
+        HttpResponse<Void> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(server.uri(context).resolve(path)).GET().build(),
+                HttpResponse.BodyHandlers.discarding());
+        return response.statusCode();
+    }
+
+    private static Path export(Path directory, WebArchive war) {
+        Path file = directory.resolve(war.getName());
+        war.as(ZipExporter.class).exportTo(file.toFile(), true);
+        return file;
+    }
+}

@@ -1,0 +1,66 @@
+package io.idemkey.it;
+
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.net.URL;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+/** {@code idempotency.scope=header:X-Tenant}: the tenant header separates key spaces. */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class HeaderScopeIT {
+
+    @Deployment
+    static WebArchive deployment() {
+        return Deployments.guardedApp("header-scope", Map.of("idempotency.scope", "header:X-Tenant"));
+    }
+
+    @ArquillianResource
+    URL base;
+
+    Http http;
+
+    @BeforeEach
+    void client() {
+        http = new Http(base);
+    }
+
+    @Test
+    void tenantsReusingOneKeyEachGetTheirOwnResponse() {
+        String key = Http.newKey();
+        HttpResponse<String> a = post("tenant-a", key);
+        HttpResponse<String> b = post("tenant-b", key);
+        assertNotEquals(a.body(), b.body());
+        assertEquals(a.body(), post("tenant-a", key).body());
+        assertEquals(b.body(), post("tenant-b", key).body());
+    }
+
+    @Test
+    void separatorsInTenantOrKeyCannotAddressAnotherTenantsRecord() {
+        String suffix = Http.newKey();
+        // tenant "x:y" with key "k" against tenant "x" with key "y:k": different records
+        HttpResponse<String> first = post("x:y" + suffix, "k");
+        HttpResponse<String> second = post("x", "y" + suffix + ":k");
+        assertEquals(201, first.statusCode());
+        assertEquals(201, second.statusCode());
+        assertNotEquals(first.body(), second.body());
+        assertEquals(first.body(), post("x:y" + suffix, "k").body());
+    }
+
+    private HttpResponse<String> post(String tenant, String key) {
+        return http.send(http.request("guarded/echo").header(Http.KEY, key).header("X-Tenant", tenant)
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{}")).build());
+    }
+}
