@@ -1,6 +1,5 @@
 package io.idemkey.core;
 
-import jakarta.json.JsonException;
 import jakarta.json.spi.JsonProvider;
 import jakarta.json.stream.JsonGenerator;
 import jakarta.json.stream.JsonGeneratorFactory;
@@ -23,7 +22,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -126,7 +124,8 @@ public final class Fingerprint {
         try (JsonParser parser = parsers.createParser(new StringReader(text))) {
             Object root = read(parser, parser.next(), 0, excludeFields);
             return parser.hasNext() ? null : root;
-        } catch (NotCanonicalizable | JsonException | IllegalStateException | NoSuchElementException e) {
+        } catch (RuntimeException e) {
+            // NotCanonicalizable, any JsonException, a number beyond BigDecimal: hash the raw bytes
             return null;
         }
     }
@@ -137,11 +136,10 @@ public final class Fingerprint {
                 checkDepth(depth);
                 TreeMap<String, Object> members = new TreeMap<>();
                 for (JsonParser.Event next = parser.next(); next != JsonParser.Event.END_OBJECT; next = parser.next()) {
-                    String name = parser.getString();
-                    JsonParser.Event valueEvent = parser.next();
-                    if (excludeFields.contains(name.toLowerCase(Locale.ROOT))) {
-                        skip(parser, valueEvent);
-                    } else if (members.put(name, read(parser, valueEvent, depth + 1, excludeFields)) != null) {
+                    String name = checked(parser.getString());
+                    // An excluded value is still read (not skipped): a truncated one must fail, not hang.
+                    Object value = read(parser, parser.next(), depth + 1, excludeFields);
+                    if (!excludeFields.contains(name.toLowerCase(Locale.ROOT)) && members.put(name, value) != null) {
                         throw new NotCanonicalizable(); // a repeated member: keep the raw bytes
                     }
                 }
@@ -156,7 +154,7 @@ public final class Fingerprint {
                 return elements;
             }
             case VALUE_STRING -> {
-                return parser.getString();
+                return checked(parser.getString());
             }
             case VALUE_NUMBER -> {
                 return parser.getBigDecimal().stripTrailingZeros();
@@ -187,12 +185,20 @@ public final class Fingerprint {
         }
     }
 
-    private static void skip(JsonParser parser, JsonParser.Event event) {
-        if (event == JsonParser.Event.START_OBJECT) {
-            parser.skipObject();
-        } else if (event == JsonParser.Event.START_ARRAY) {
-            parser.skipArray();
+    /**
+     * A string with an unpaired surrogate (an escape such as {@code \ud800}) has no UTF-8 form: the
+     * generator would write {@code ?}, and two different bodies would read the same.
+     */
+    private static String checked(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new NotCanonicalizable();
+            }
         }
+        return value;
     }
 
     private static void checkDepth(int depth) {

@@ -4,11 +4,12 @@ import io.idemkey.core.IdempotencyMetrics.Event;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.Objects;
-import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -22,6 +23,8 @@ public final class IdempotencyEngine {
     private static final Logger LOG = Logger.getLogger(IdempotencyEngine.class.getName());
     private static final Duration FIRST_POLL = Duration.ofMillis(25);
     private static final Duration LONGEST_POLL = Duration.ofMillis(500);
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Base64.Encoder TOKEN_ENCODER = Base64.getUrlEncoder().withoutPadding();
 
     private final IdempotencyStore store;
     private final Scheduler scheduler;
@@ -61,7 +64,7 @@ public final class IdempotencyEngine {
         Instant waitUntil = clock.instant().plus(policy.inFlightWait());
         Duration poll = FIRST_POLL;
         while (true) {
-            String ownerToken = UUID.randomUUID().toString();
+            String ownerToken = newOwnerToken();
             Instant attemptAt = clock.instant();
             AcquireResult result;
             try {
@@ -102,6 +105,13 @@ public final class IdempotencyEngine {
             log(Level.FINE, "conflict", endpoint, key, "");
             return new Decision.Conflict(conflictRetryAfter(inProgress.remainingLease()));
         }
+    }
+
+    /** 96 random bits: unique among the owners a key ever has, and small in every record. */
+    private static String newOwnerToken() {
+        byte[] bytes = new byte[12];
+        RANDOM.nextBytes(bytes);
+        return TOKEN_ENCODER.encodeToString(bytes);
     }
 
     private Decision storeFailed(RuntimeException e, IdempotencyPolicy policy, String endpoint, String key) {

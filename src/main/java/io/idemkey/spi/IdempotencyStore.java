@@ -16,6 +16,9 @@ import java.time.Duration;
  * <p><b>Fencing.</b> {@code complete}, {@code release} and {@code renew} are compare-and-set on the
  * owner token: they change the record only if it is still in progress and still owned by that
  * token, and report {@code false} otherwise (the lease was lost: expired and perhaps taken over).
+ * {@code complete} and {@code release} are also idempotent for their token, so that a call retried
+ * after its reply was lost reports the outcome of the first: completing again what this token
+ * completed reports {@code true}, and so does releasing a key that is already free.
  *
  * <p><b>Threads and nulls.</b> Implementations are thread-safe. No argument is {@code null}; no
  * method returns {@code null}. Durations are positive and at least one millisecond.
@@ -43,7 +46,8 @@ public interface IdempotencyStore extends AutoCloseable {
      * progress and owned by {@code ownerToken}. The response is opaque to the store (the engine's
      * encoding of status, headers and body) and is handed back unchanged by {@link #acquire}.
      *
-     * @return {@code true} if the record was completed, {@code false} if the lease was lost
+     * @return {@code true} if the record is completed with this token's response (now or by an
+     *         earlier call), {@code false} if the lease was lost
      */
     boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl);
 
@@ -51,7 +55,8 @@ public interface IdempotencyStore extends AutoCloseable {
      * Deletes the record if it is still in progress and owned by {@code ownerToken}, so that a retry
      * with the same key runs again.
      *
-     * @return {@code true} if the record was deleted, {@code false} if the lease was lost
+     * @return {@code true} if the key is free (deleted now, or no record exists any more),
+     *         {@code false} if another owner holds it or it is completed
      */
     boolean release(String recordKey, String ownerToken);
 

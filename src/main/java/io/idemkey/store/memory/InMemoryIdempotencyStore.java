@@ -69,11 +69,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         Instant now = clock.instant();
         boolean[] applied = new boolean[1];
         records.computeIfPresent(recordKey, (k, existing) -> {
+            if (existing.completed() && ownerToken.equals(existing.ownerToken()) && existing.expiresAt().isAfter(now)) {
+                applied[0] = true; // completed by this very token before
+                return existing;
+            }
             if (!ownedBy(existing, ownerToken, now)) {
                 return existing;
             }
             applied[0] = true;
-            return new Entry(true, existing.fingerprint(), null, response.clone(), now.plus(ttl));
+            return new Entry(true, existing.fingerprint(), ownerToken, response.clone(), now.plus(ttl));
         });
         return applied[0];
     }
@@ -81,15 +85,18 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean release(String recordKey, String ownerToken) {
         Instant now = clock.instant();
-        boolean[] applied = new boolean[1];
+        boolean[] free = {true}; // absent or expired: the key is free already
         records.computeIfPresent(recordKey, (k, existing) -> {
+            if (!existing.expiresAt().isAfter(now)) {
+                return null;
+            }
             if (!ownedBy(existing, ownerToken, now)) {
+                free[0] = false;
                 return existing;
             }
-            applied[0] = true;
             return null;
         });
-        return applied[0];
+        return free[0];
     }
 
     @Override

@@ -61,7 +61,11 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("the scheme must be redis:// or rediss://, not " + uri.getScheme());
         }
         if (uri.getHost() == null || uri.getHost().isEmpty()) {
-            throw new IllegalArgumentException("the URL has no host");
+            throw new IllegalArgumentException(uri.getRawAuthority() == null || uri.getPort() != -1
+                    ? "the URL has no host" : "the URL has no host, or a port that is not a number");
+        }
+        if (uri.getPort() != -1 && (uri.getPort() < 1 || uri.getPort() > 65535)) {
+            throw new IllegalArgumentException("the port must be between 1 and 65535, not " + uri.getPort());
         }
         String path = uri.getPath();
         if (path != null && !path.isEmpty() && !path.equals("/") && !path.substring(1).matches("\\d{1,2}")) {

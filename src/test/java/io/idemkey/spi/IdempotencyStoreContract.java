@@ -1,0 +1,334 @@
+package io.idemkey.spi;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The behaviour every {@link IdempotencyStore} owes the engine: atomic acquire, fencing on the owner
+ * token, expiry by the store. One subclass per store supplies the store and a way to let time pass.
+ */
+public abstract class IdempotencyStoreContract {
+
+    /** A lock TTL that never runs out during a test. */
+    protected static final Duration LONG_LOCK = Duration.ofSeconds(60);
+    /** A completed record's TTL that never runs out during a test. */
+    protected static final Duration DAY = Duration.ofHours(24);
+    protected static final byte[] FINGERPRINT = fingerprint(1);
+    protected static final byte[] OTHER_FINGERPRINT = fingerprint(2);
+    /** Every byte value, to prove the store is binary-safe. */
+    protected static final byte[] RESPONSE = allByteValues();
+
+    protected IdempotencyStore store;
+    private final String namespace = "contract:" + UUID.randomUUID() + ":";
+
+    /** A new store, empty as far as this test's keys are concerned. */
+    protected abstract IdempotencyStore createStore();
+
+    /** A TTL short enough to let run out in this store. */
+    protected abstract Duration shortTtl();
+
+    /**
+     * Lets {@code ttl}, counted from a write that began at {@code writtenAtNanos} ({@link System#nanoTime}),
+     * run out for this store, and asserts that {@code expired} did not hold before the TTL ended and
+     * holds after it. {@code expired} must be harmless to call while the record still lives.
+     */
+    protected abstract void awaitExpiry(long writtenAtNanos, Duration ttl, BooleanSupplier expired);
+
+    /** Lets {@code duration} (a few short TTLs at most) pass for this store. */
+    protected abstract void passTime(Duration duration);
+
+    /** How many fresh keys the acquire race runs on. */
+    protected int raceIterations() {
+        return 1_000;
+    }
+
+    @BeforeEach
+    void openStore() {
+        store = createStore();
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    protected String key(String name) {
+        return namespace + name;
+    }
+
+    protected static byte[] fingerprint(int seed) {
+        byte[] fingerprint = new byte[32];
+        for (int i = 0; i < fingerprint.length; i++) {
+            fingerprint[i] = (byte) (seed * 31 + i * 7);
+        }
+        return fingerprint;
+    }
+
+    private static byte[] allByteValues() {
+        byte[] bytes = new byte[512];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) i;
+        }
+        return bytes;
+    }
+
+    private AcquireResult acquire(String key, byte[] fingerprint, String owner) {
+        return store.acquire(key, fingerprint, owner, LONG_LOCK);
+    }
+
+    private void assertStillInProgress(String key) {
+        assertInstanceOf(AcquireResult.InProgress.class, acquire(key, FINGERPRINT, "observer-" + UUID.randomUUID()));
+    }
+
+    private void assertCompletedWith(String key, byte[] response) {
+        AcquireResult.Completed completed = assertInstanceOf(AcquireResult.Completed.class,
+                acquire(key, FINGERPRINT, "observer-" + UUID.randomUUID()));
+        assertArrayEquals(response, completed.response());
+    }
+
+    @Test
+    void firstAcquireOfAKeyAcquires() {
+        assertInstanceOf(AcquireResult.Acquired.class, acquire(key("first"), FINGERPRINT, "owner-1"));
+    }
+
+    @Test
+    void sameFingerprintWhileInProgressIsInProgressWithRemainingLeaseAtMostLockTtl() {
+        String key = key("in-progress");
+        Duration lockTtl = Duration.ofSeconds(30);
+        store.acquire(key, FINGERPRINT, "owner-1", lockTtl);
+        AcquireResult.InProgress inProgress = assertInstanceOf(AcquireResult.InProgress.class,
+                store.acquire(key, FINGERPRINT, "owner-2", lockTtl));
+        assertTrue(inProgress.remainingLease().compareTo(lockTtl) <= 0, inProgress.toString());
+        assertTrue(inProgress.remainingLease().compareTo(lockTtl.minusSeconds(5)) > 0, inProgress.toString());
+    }
+
+    @Test
+    void differentFingerprintWhileInProgressIsMismatchNotInProgress() {
+        String key = key("mismatch-in-progress");
+        acquire(key, FINGERPRINT, "owner-1");
+        assertInstanceOf(AcquireResult.Mismatch.class, acquire(key, OTHER_FINGERPRINT, "owner-2"));
+        assertStillInProgress(key);
+    }
+
+    @Test
+    void afterCompleteSameFingerprintGetsTheExactResponseBytes() {
+        String key = key("complete");
+        acquire(key, FINGERPRINT, "owner-1");
+        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+        assertCompletedWith(key, RESPONSE);
+        assertCompletedWith(key, RESPONSE);
+    }
+
+    @Test
+    void emptyResponseIsStoredAndReturnedEmpty() {
+        String key = key("empty-response");
+        acquire(key, FINGERPRINT, "owner-1");
+        assertTrue(store.complete(key, "owner-1", new byte[0], DAY));
+        assertCompletedWith(key, new byte[0]);
+    }
+
+    @Test
+    void differentFingerprintAfterCompleteIsMismatch() {
+        String key = key("mismatch-completed");
+        acquire(key, FINGERPRINT, "owner-1");
+        store.complete(key, "owner-1", RESPONSE, DAY);
+        assertInstanceOf(AcquireResult.Mismatch.class, acquire(key, OTHER_FINGERPRINT, "owner-2"));
+        assertCompletedWith(key, RESPONSE);
+    }
+
+    @Test
+    void releaseDeletesTheRecordSoTheNextAcquireAcquires() {
+        String key = key("release");
+        acquire(key, FINGERPRINT, "owner-1");
+        assertTrue(store.release(key, "owner-1"));
+        assertInstanceOf(AcquireResult.Acquired.class, acquire(key, FINGERPRINT, "owner-2"));
+    }
+
+    @Test
+    void releaseForgetsTheFingerprintToo() {
+        String key = key("release-fingerprint");
+        acquire(key, FINGERPRINT, "owner-1");
+        store.release(key, "owner-1");
+        assertInstanceOf(AcquireResult.Acquired.class, acquire(key, OTHER_FINGERPRINT, "owner-2"));
+    }
+
+    @Test
+    void staleTokenCannotCompleteReleaseOrRenewARecordANewerOwnerHolds() {
+        String key = key("fencing");
+        Duration shortLock = shortTtl();
+        long writtenAt = System.nanoTime();
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", shortLock));
+        awaitExpiry(writtenAt, shortLock,
+                () -> store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK) instanceof AcquireResult.Acquired);
+
+        assertFalse(store.complete(key, "owner-1", "stale".getBytes(), DAY));
+        assertFalse(store.release(key, "owner-1"));
+        assertFalse(store.renew(key, "owner-1", LONG_LOCK));
+        assertStillInProgress(key);
+
+        assertTrue(store.complete(key, "owner-2", RESPONSE, DAY));
+        assertFalse(store.complete(key, "owner-1", "stale".getBytes(), DAY));
+        assertFalse(store.release(key, "owner-1"));
+        assertCompletedWith(key, RESPONSE);
+    }
+
+    @Test
+    void completedRecordIsFinalButCompletingAgainWithTheSameTokenReportsSuccess() {
+        String key = key("completed-is-final");
+        acquire(key, FINGERPRINT, "owner-1");
+        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+        assertTrue(store.complete(key, "owner-1", "second".getBytes(), DAY), "a retried call whose reply was lost");
+        assertFalse(store.release(key, "owner-1"));
+        assertFalse(store.renew(key, "owner-1", LONG_LOCK));
+        assertCompletedWith(key, RESPONSE);
+    }
+
+    @Test
+    void anotherTokenCannotCompleteReleaseOrRenewARunningRecord() {
+        String key = key("not-the-owner");
+        acquire(key, FINGERPRINT, "owner-1");
+        assertFalse(store.complete(key, "intruder", "x".getBytes(), DAY));
+        assertFalse(store.release(key, "intruder"));
+        assertFalse(store.renew(key, "intruder", LONG_LOCK));
+        assertStillInProgress(key);
+        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+    }
+
+    @Test
+    void completingOrRenewingAnUnknownKeyReportsALostLeaseReleasingItReportsTheKeyFree() {
+        String key = key("unknown");
+        assertFalse(store.complete(key, "owner-1", RESPONSE, DAY));
+        assertFalse(store.renew(key, "owner-1", LONG_LOCK));
+        assertTrue(store.release(key, "owner-1"), "the key is free, which is what release is for");
+        assertInstanceOf(AcquireResult.Acquired.class, acquire(key, FINGERPRINT, "owner-2"));
+    }
+
+    @Test
+    void inProgressRecordExpiresAfterLockTtl() {
+        String key = key("lock-expiry");
+        Duration shortLock = shortTtl();
+        long writtenAt = System.nanoTime();
+        store.acquire(key, FINGERPRINT, "owner-1", shortLock);
+        awaitExpiry(writtenAt, shortLock,
+                () -> store.acquire(key, OTHER_FINGERPRINT, "owner-2", LONG_LOCK) instanceof AcquireResult.Acquired);
+        assertFalse(store.renew(key, "owner-1", LONG_LOCK));
+    }
+
+    @Test
+    void completedRecordExpiresAfterTtl() {
+        String key = key("ttl-expiry");
+        acquire(key, FINGERPRINT, "owner-1");
+        Duration shortTtl = shortTtl();
+        long writtenAt = System.nanoTime();
+        assertTrue(store.complete(key, "owner-1", RESPONSE, shortTtl));
+        awaitExpiry(writtenAt, shortTtl,
+                () -> store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK) instanceof AcquireResult.Acquired);
+    }
+
+    @Test
+    void completeReplacesTheLockTtlWithTheRecordTtl() {
+        String key = key("ttl-replaces-lock");
+        Duration shortLock = shortTtl();
+        store.acquire(key, FINGERPRINT, "owner-1", shortLock);
+        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+        passTime(shortLock.plus(shortLock));
+        assertCompletedWith(key, RESPONSE);
+    }
+
+    @Test
+    void renewExtendsTheLease() {
+        String key = key("renew");
+        Duration shortLock = shortTtl();
+        store.acquire(key, FINGERPRINT, "owner-1", shortLock);
+        assertTrue(store.renew(key, "owner-1", LONG_LOCK));
+        AcquireResult.InProgress inProgress = assertInstanceOf(AcquireResult.InProgress.class,
+                acquire(key, FINGERPRINT, "owner-2"));
+        assertTrue(inProgress.remainingLease().compareTo(Duration.ofSeconds(30)) > 0, inProgress.toString());
+        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+    }
+
+    @Test
+    void sameTokenAcquiringTwiceAcquiresAgainAndStillOwnsTheRecord() {
+        String key = key("re-acquire");
+        assertInstanceOf(AcquireResult.Acquired.class, acquire(key, FINGERPRINT, "owner-1"));
+        assertInstanceOf(AcquireResult.Acquired.class, acquire(key, FINGERPRINT, "owner-1"));
+        assertStillInProgress(key);
+        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+        assertCompletedWith(key, RESPONSE);
+    }
+
+    @Test
+    void sameTokenDoesNotReacquireACompletedRecord() {
+        String key = key("re-acquire-completed");
+        acquire(key, FINGERPRINT, "owner-1");
+        store.complete(key, "owner-1", RESPONSE, DAY);
+        AcquireResult again = acquire(key, FINGERPRINT, "owner-1");
+        assertArrayEquals(RESPONSE, assertInstanceOf(AcquireResult.Completed.class, again).response());
+    }
+
+    @Test
+    void keysAreIndependent() {
+        acquire(key("a"), FINGERPRINT, "owner-a");
+        assertInstanceOf(AcquireResult.Acquired.class, acquire(key("b"), OTHER_FINGERPRINT, "owner-b"));
+        assertTrue(store.complete(key("a"), "owner-a", "a".getBytes(), DAY));
+        assertTrue(store.release(key("b"), "owner-b"));
+        assertCompletedWith(key("a"), "a".getBytes());
+    }
+
+    @Test
+    void sixtyFourThreadsRacingForAFreshKeyYieldExactlyOneAcquiredAndTheRestInProgress() throws Exception {
+        int threads = 64;
+        int iterations = raceIterations();
+        AcquireResult[][] results = new AcquireResult[iterations][threads];
+        CyclicBarrier barrier = new CyclicBarrier(threads);
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> racers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                racers.add(executor.submit(() -> {
+                    for (int i = 0; i < iterations; i++) {
+                        barrier.await(30, TimeUnit.SECONDS);
+                        results[i][thread] = store.acquire(key("race-" + i), FINGERPRINT,
+                                "owner-" + thread + "-" + i, LONG_LOCK);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> racer : racers) {
+                racer.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            executor.shutdownNow();
+        }
+        for (int i = 0; i < iterations; i++) {
+            int acquired = 0;
+            for (AcquireResult result : results[i]) {
+                if (result instanceof AcquireResult.Acquired) {
+                    acquired++;
+                } else {
+                    assertInstanceOf(AcquireResult.InProgress.class, result, "iteration " + i);
+                }
+            }
+            assertEquals(1, acquired, "iteration " + i + ": acquired by " + acquired + " threads");
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.idemkey.store.memory;
+
+import io.idemkey.spi.AcquireResult;
+import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.IdempotencyStoreContract;
+import io.idemkey.testing.ManualClock;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class InMemoryIdempotencyStoreTest extends IdempotencyStoreContract {
+
+    private final ManualClock clock = new ManualClock();
+
+    @Override
+    protected IdempotencyStore createStore() {
+        return new InMemoryIdempotencyStore(clock);
+    }
+
+    @Override
+    protected Duration shortTtl() {
+        return Duration.ofSeconds(30);
+    }
+
+    @Override
+    protected void passTime(Duration duration) {
+        clock.advance(duration);
+    }
+
+    @Override
+    protected void awaitExpiry(long writtenAtNanos, Duration ttl, BooleanSupplier expired) {
+        clock.advance(ttl.minusMillis(1));
+        assertFalse(expired.getAsBoolean(), "expired 1 ms before its TTL ended");
+        clock.advance(Duration.ofMillis(1));
+        assertTrue(expired.getAsBoolean(), "still there when its TTL ended");
+    }
+
+    @Test
+    void renewalCountsTheLockTtlFromTheRenewal() {
+        String key = key("renew-from-now");
+        Duration lock = Duration.ofSeconds(30);
+        store.acquire(key, FINGERPRINT, "owner-1", lock);
+        clock.advance(Duration.ofSeconds(25));
+        assertTrue(store.renew(key, "owner-1", lock));
+        clock.advance(Duration.ofSeconds(29));
+        AcquireResult.InProgress inProgress = assertInstanceOf(AcquireResult.InProgress.class,
+                store.acquire(key, FINGERPRINT, "owner-2", lock));
+        assertEquals(Duration.ofSeconds(1), inProgress.remainingLease());
+        clock.advance(Duration.ofSeconds(1));
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-2", lock));
+    }
+
+    @Test
+    void renewAfterTheLeaseRanOutFailsEvenIfNobodyTookTheKey() {
+        String key = key("renew-too-late");
+        store.acquire(key, FINGERPRINT, "owner-1", Duration.ofSeconds(30));
+        clock.advance(Duration.ofSeconds(30));
+        assertFalse(store.renew(key, "owner-1", Duration.ofSeconds(30)));
+        assertFalse(store.complete(key, "owner-1", RESPONSE, DAY));
+    }
+
+    @Test
+    void expiredRecordsAreSweptOut() {
+        for (int i = 0; i < 100; i++) {
+            store.acquire(key("sweep-" + i), FINGERPRINT, "owner", Duration.ofSeconds(1));
+        }
+        InMemoryIdempotencyStore memory = (InMemoryIdempotencyStore) store;
+        assertEquals(100, memory.size());
+        clock.advance(Duration.ofSeconds(2));
+        for (int i = 100; i < InMemoryIdempotencyStore.SWEEP_EVERY; i++) {
+            store.acquire(key("live"), FINGERPRINT, "owner", Duration.ofSeconds(60));
+        }
+        assertEquals(1, memory.size());
+    }
+}

@@ -1,0 +1,356 @@
+package io.idemkey.store.redis;
+
+import io.idemkey.spi.AcquireResult;
+import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.IdempotencyStoreContract;
+import io.idemkey.spi.StoreUnavailableException;
+import io.idemkey.testing.RedisMonitor;
+import io.idemkey.testing.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
+
+    private static final Duration TIMEOUT = Duration.ofMillis(500);
+    /** Commands the test itself sends to read the statistics (its own client connects and asks). */
+    private static final Set<String> TEST_COMMANDS =
+            Set.of("info", "config|resetstat", "client|setinfo", "monitor", "echo");
+    /** What the Lua scripts call inside Redis (counted by commandstats, but no round trips). */
+    private static final Set<String> COMMANDS_IN_SCRIPTS = Set.of("hmget", "hset", "pexpire", "pttl", "hdel", "del");
+
+    private static RedisServer server;
+
+    @BeforeAll
+    static void startRedis() {
+        server = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Override
+    protected IdempotencyStore createStore() {
+        return RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(server.url(), null, null)
+                .connectTimeout(TIMEOUT).readTimeout(TIMEOUT));
+    }
+
+    @Override
+    protected Duration shortTtl() {
+        return Duration.ofMillis(150);
+    }
+
+    @Override
+    protected void passTime(Duration duration) {
+        sleep(duration.toMillis());
+    }
+
+    @Override
+    protected void awaitExpiry(long writtenAtNanos, Duration ttl, BooleanSupplier expired) {
+        long deadline = System.nanoTime() + ttl.toNanos() + TimeUnit.SECONDS.toNanos(5);
+        while (!expired.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("still there " + ttl + " plus 5 s after it was written");
+            }
+            sleep(5);
+        }
+        long livedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - writtenAtNanos);
+        assertTrue(livedMillis >= ttl.toMillis() - 2, "expired after " + livedMillis + " ms, before its TTL of " + ttl);
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static long pttl(String key) {
+        try (Jedis jedis = server.client()) {
+            return jedis.pttl(key);
+        }
+    }
+
+    /** The commands Redis received since the last reset, minus those the test sent itself. */
+    private static Map<String, Long> storeCommands() {
+        Map<String, Long> calls = new LinkedHashMap<>(server.commandCalls());
+        calls.keySet().removeAll(TEST_COMMANDS);
+        return calls;
+    }
+
+    /** Runs each operation once, so that every script is cached and the pool holds a connection. */
+    private void warmUp() {
+        String key = key("warm-up");
+        store.acquire(key, FINGERPRINT, "w", LONG_LOCK);
+        store.renew(key, "w", LONG_LOCK);
+        store.complete(key, "w", RESPONSE, DAY);
+        store.acquire(key("warm-up-2"), FINGERPRINT, "w", LONG_LOCK);
+        store.release(key("warm-up-2"), "w");
+    }
+
+    private static <T> T timed(Duration limit, Supplier<T> action) {
+        long start = System.nanoTime();
+        T result = action.get();
+        long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(elapsed < limit.toMillis(), "took " + elapsed + " ms");
+        return result;
+    }
+
+    private static StoreUnavailableException assertUnavailableWithin(Duration limit, Runnable operation) {
+        long start = System.nanoTime();
+        StoreUnavailableException e = assertThrows(StoreUnavailableException.class, operation::run);
+        long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(elapsed < limit.toMillis(), "gave up after " + elapsed + " ms");
+        return e;
+    }
+
+    @Test
+    void everyKeyTheStoreWritesHasATtl() {
+        String key = key("ttl");
+        store.acquire(key, FINGERPRINT, "owner-1", Duration.ofSeconds(30));
+        long afterAcquire = pttl(key);
+        assertTrue(afterAcquire > 0 && afterAcquire <= 30_000, "PTTL after acquire: " + afterAcquire);
+
+        assertTrue(store.renew(key, "owner-1", Duration.ofSeconds(45)));
+        long afterRenew = pttl(key);
+        assertTrue(afterRenew > 30_000 && afterRenew <= 45_000, "PTTL after renew: " + afterRenew);
+
+        assertTrue(store.complete(key, "owner-1", RESPONSE, Duration.ofHours(24)));
+        long afterComplete = pttl(key);
+        assertTrue(afterComplete > 45_000 && afterComplete <= 24 * 3_600_000L, "PTTL after complete: " + afterComplete);
+
+        store.acquire(key, FINGERPRINT, "owner-2", Duration.ofSeconds(30));
+        assertTrue(pttl(key) > 45_000, "a replay leaves the record's TTL alone");
+    }
+
+    @Test
+    void nothingTheStoreLeavesInRedisLivesForever() {
+        warmUp();
+        store.acquire(key("mixed-1"), FINGERPRINT, "a", LONG_LOCK);
+        store.acquire(key("mixed-1"), FINGERPRINT, "b", LONG_LOCK);
+        store.acquire(key("mixed-1"), OTHER_FINGERPRINT, "c", LONG_LOCK);
+        store.acquire(key("mixed-2"), FINGERPRINT, "a", LONG_LOCK);
+        store.complete(key("mixed-2"), "a", RESPONSE, DAY);
+        store.complete(key("mixed-2"), "stale", RESPONSE, DAY);
+        store.release(key("unknown"), "a");
+        store.renew(key("unknown-2"), "a", LONG_LOCK);
+        List<String> keys = new ArrayList<>();
+        try (Jedis jedis = server.client()) {
+            String cursor = ScanParams.SCAN_POINTER_START;
+            do {
+                ScanResult<String> page = jedis.scan(cursor);
+                keys.addAll(page.getResult());
+                cursor = page.getCursor();
+            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+            assertFalse(keys.isEmpty());
+            for (String key : keys) {
+                assertTrue(jedis.pttl(key) > 0, key + " has no TTL");
+            }
+        }
+        assertFalse(keys.contains(key("unknown")) || keys.contains(key("unknown-2")), "no key is created by a CAS that failed");
+    }
+
+    /**
+     * The commands the store sent while {@code operations} ran, by name, in order. {@code INFO
+     * commandstats} also counts the commands the Lua scripts run inside Redis, so the round trips are
+     * read with MONITOR and cross-checked against the statistics.
+     */
+    private static List<String> roundTrips(Runnable operations) {
+        server.resetStats();
+        List<String> sent;
+        try (RedisMonitor monitor = RedisMonitor.start(server)) {
+            operations.run();
+            sent = monitor.takeClientCommands();
+        }
+        Map<String, Long> calls = storeCommands();
+        for (String script : List.of("evalsha", "eval")) {
+            long sentCount = sent.stream().filter(script::equals).count();
+            assertEquals(sentCount, calls.getOrDefault(script, 0L), "stats " + calls);
+        }
+        Set<String> others = new java.util.HashSet<>(calls.keySet());
+        others.removeAll(Set.of("evalsha", "eval"));
+        others.removeAll(COMMANDS_IN_SCRIPTS);
+        assertEquals(Set.of(), others, "commands besides the scripts: " + calls);
+        return sent;
+    }
+
+    @Test
+    void firstExecutionCostsExactlyTwoEvalshaRoundTrips() {
+        warmUp();
+        String key = key("round-trips-first");
+        List<String> sent = roundTrips(() -> {
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK));
+            assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+        });
+        assertEquals(List.of("evalsha", "evalsha"), sent);
+    }
+
+    @Test
+    void replayCostsExactlyOneRoundTrip() {
+        warmUp();
+        String key = key("round-trips-replay");
+        store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK);
+        store.complete(key, "owner-1", RESPONSE, DAY);
+        List<String> sent = roundTrips(() ->
+                assertInstanceOf(AcquireResult.Completed.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK)));
+        assertEquals(List.of("evalsha"), sent);
+    }
+
+    @Test
+    void conflictAndMismatchCostExactlyOneRoundTripEach() {
+        warmUp();
+        String key = key("round-trips-conflict");
+        store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK);
+        assertEquals(List.of("evalsha"), roundTrips(() ->
+                assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK))));
+        assertEquals(List.of("evalsha"), roundTrips(() ->
+                assertInstanceOf(AcquireResult.Mismatch.class, store.acquire(key, OTHER_FINGERPRINT, "owner-3", LONG_LOCK))));
+    }
+
+    @Test
+    void releaseAndRenewCostExactlyOneRoundTripEach() {
+        warmUp();
+        String key = key("round-trips-release");
+        store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK);
+        assertEquals(List.of("evalsha"), roundTrips(() -> assertTrue(store.renew(key, "owner-1", LONG_LOCK))));
+        assertEquals(List.of("evalsha"), roundTrips(() -> assertTrue(store.release(key, "owner-1"))));
+    }
+
+    @Test
+    void afterScriptFlushAcquireStillWorksWithOneExtraRoundTrip() {
+        warmUp();
+        try (Jedis jedis = server.client()) {
+            jedis.scriptFlush();
+        }
+        String key = key("noscript");
+        assertEquals(List.of("evalsha", "eval"), roundTrips(() ->
+                assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK))));
+        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+        assertEquals(List.of("evalsha"), roundTrips(() ->
+                assertInstanceOf(AcquireResult.Completed.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK))),
+                "EVAL cached the script again");
+    }
+
+    @Test
+    void afterRedisRestartsTheNextAcquireSucceedsOnTheSameStore() throws Exception {
+        fillPoolWithConnections(8);
+        server.restart();
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("after-restart"), FINGERPRINT, "owner-1", LONG_LOCK));
+        assertTrue(store.complete(key("after-restart"), "owner-1", RESPONSE, DAY));
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("after-restart-2"), FINGERPRINT, "owner-1", LONG_LOCK));
+        assertTrue(store.isAvailable());
+    }
+
+    /** Makes the pool open {@code count} connections and keep them idle. */
+    private void fillPoolWithConnections(int count) throws Exception {
+        CyclicBarrier barrier = new CyclicBarrier(count);
+        ExecutorService executor = Executors.newFixedThreadPool(count);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                int n = i;
+                futures.add(executor.submit(() -> {
+                    barrier.await(10, TimeUnit.SECONDS);
+                    for (int j = 0; j < 20; j++) {
+                        store.acquire(key("fill-" + n + "-" + j), FINGERPRINT, "f", LONG_LOCK);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    @Test
+    void whileRedisIsDownEveryOperationFailsFastAsUnavailableAndWorksAgainAfterRestart() {
+        warmUp();
+        Duration limit = Duration.ofSeconds(3);
+        server.stop();
+        try {
+            StoreUnavailableException e = assertUnavailableWithin(limit,
+                    () -> store.acquire(key("outage"), FINGERPRINT, "owner-1", LONG_LOCK));
+            assertTrue(e.getMessage().contains("127.0.0.1:" + server.port()), e.getMessage());
+            assertUnavailableWithin(limit, () -> store.acquire(key("outage"), FINGERPRINT, "owner-1", LONG_LOCK));
+            assertUnavailableWithin(limit, () -> store.complete(key("outage"), "owner-1", RESPONSE, DAY));
+            assertUnavailableWithin(limit, () -> store.release(key("outage"), "owner-1"));
+            assertUnavailableWithin(limit, () -> store.renew(key("outage"), "owner-1", LONG_LOCK));
+            assertFalse(timed(limit, store::isAvailable));
+        } finally {
+            server.restart();
+        }
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("outage"), FINGERPRINT, "owner-1", LONG_LOCK));
+        assertTrue(store.complete(key("outage"), "owner-1", RESPONSE, DAY));
+        assertTrue(store.isAvailable());
+    }
+
+    @Test
+    void aRedisThatStopsAnsweringFailsFastWithinTheReadTimeout() throws Exception {
+        warmUp();
+        String pid;
+        try (Jedis jedis = server.client()) {
+            pid = jedis.info("server").lines().filter(l -> l.startsWith("process_id:"))
+                    .map(l -> l.substring("process_id:".length()).trim()).findFirst().orElseThrow();
+        }
+        signal("STOP", pid);
+        try {
+            long start = System.nanoTime();
+            assertThrows(StoreUnavailableException.class,
+                    () -> store.acquire(key("hung"), FINGERPRINT, "owner-1", LONG_LOCK));
+            long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(elapsed >= TIMEOUT.toMillis() - 50 && elapsed < 2 * TIMEOUT.toMillis() + 500,
+                    "gave up after " + elapsed + " ms with a read timeout of " + TIMEOUT.toMillis() + " ms: one wait, not two");
+        } finally {
+            signal("CONT", pid);
+        }
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("after-hang"), FINGERPRINT, "owner-1", LONG_LOCK));
+    }
+
+    private static void signal(String signal, String pid) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, pid).inheritIO().start();
+        assertTrue(kill.waitFor(5, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -" + signal + " " + pid);
+    }
+
+    @Test
+    void descriptionNeverShowsThePassword() {
+        RedisStoreOptions options = RedisStoreOptions.fromUrl("redis://user:s3cr3t@127.0.0.1:6390/2", null, null);
+        assertEquals("redis://user@127.0.0.1:6390/2", options.description());
+        try (RedisIdempotencyStore unopened = RedisIdempotencyStore.open(options)) {
+            assertFalse(unopened.toString().contains("s3cr3t"));
+        }
+    }
+}
