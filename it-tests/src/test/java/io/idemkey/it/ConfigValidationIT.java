@@ -22,18 +22,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Bad configuration fails the deployment with a message that names the property, and never shows a
  * password. Payara Micro's Arquillian container reports every deployment as a success, so this test
- * starts the server itself with three applications: two misconfigured, one sound.
+ * starts the server of this run itself with three applications: two misconfigured, one sound.
  */
 class ConfigValidationIT {
 
-    private static PayaraMicroServer server;
+    private static ServerProcess server;
 
     @BeforeAll
     static void deploy() throws IOException {
         Path directory = Files.createTempDirectory("idemkey-config-validation");
         // The sound application comes first: Payara Micro stops initializing the applications that
         // follow one whose initialization failed.
-        server = PayaraMicroServer.start(List.of(
+        server = ServerProcess.startForTests(ServerProcess.Kind.ofThisRun(), List.of(
                 export(directory, Deployments.guardedApp("sound", Map.of())),
                 export(directory, Deployments.guardedApp("malformed-redis-url", Map.of(
                         "idempotency.redis.url", "http://user:hunter2@localhost:6379"))),

@@ -2,7 +2,6 @@ package io.idemkey.it;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,12 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/**
- * A Payara Micro process started by a test, for what Arquillian's managed container cannot show:
- * a deployment that fails (the container reports success), a server killed with {@code kill -9}.
- * Its output goes to a log file the test can read.
- */
-public final class PayaraMicroServer implements AutoCloseable {
+/** Payara Micro as a child process ({@code java -jar payara-micro.jar --deploy ...}). */
+public final class PayaraMicroServer implements ServerProcess {
 
     private static final Duration STARTUP = Duration.ofSeconds(240);
 
@@ -32,18 +27,7 @@ public final class PayaraMicroServer implements AutoCloseable {
         this.process = process;
     }
 
-    /** Starts Payara Micro on a free port with these WARs deployed and waits until it says it is ready. */
-    public static PayaraMicroServer start(List<Path> wars) {
-        return start(wars, freePort(), Map.of());
-    }
-
-    /**
-     * Starts Payara Micro with these WARs deployed and waits until it says it is ready.
-     *
-     * @param systemProperties for the server's JVM, such as {@code idempotency.redis.url}
-     *                         (MicroProfile Config reads system properties)
-     */
-    public static PayaraMicroServer start(List<Path> wars, int port, Map<String, String> systemProperties) {
+    static PayaraMicroServer start(List<Path> wars, int port, Map<String, String> systemProperties) {
         String microJar = System.getProperty("payara.microJar", "target/payara-micro.jar");
         try {
             Path log = Files.createTempFile("payara-micro-", ".log");
@@ -66,24 +50,17 @@ public final class PayaraMicroServer implements AutoCloseable {
         }
     }
 
-    public Path logFile() {
-        return log;
+    @Override
+    public Kind kind() {
+        return Kind.PAYARA;
     }
 
-    public boolean isAlive() {
-        return process.isAlive();
-    }
-
-    /** Waits until the process ends (the sample runs until it is stopped). */
-    public void await() throws InterruptedException {
-        process.waitFor();
-    }
-
+    @Override
     public URI uri(String context) {
         return URI.create("http://127.0.0.1:" + port + "/" + context + "/");
     }
 
-    /** Everything the server printed so far. */
+    @Override
     public String log() {
         try {
             return Files.readString(log, StandardCharsets.UTF_8);
@@ -92,7 +69,17 @@ public final class PayaraMicroServer implements AutoCloseable {
         }
     }
 
-    /** Kills the process at once, as {@code kill -9} would. */
+    @Override
+    public Path logFile() {
+        return log;
+    }
+
+    @Override
+    public void await() throws InterruptedException {
+        process.waitFor();
+    }
+
+    @Override
     public void kill() {
         process.destroyForcibly();
         try {
@@ -100,11 +87,6 @@ public final class PayaraMicroServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    @Override
-    public void close() {
-        kill();
     }
 
     private void awaitReady() {
@@ -116,22 +98,18 @@ public final class PayaraMicroServer implements AutoCloseable {
             if (log().matches("(?s).*Payara Micro .* ready in .*")) {
                 return;
             }
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
+            pause();
         }
         kill();
         throw new IllegalStateException("Payara Micro did not start within " + STARTUP + ":\n" + log());
     }
 
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    static void pause() {
+        try {
+            Thread.sleep(200);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 }

@@ -126,15 +126,16 @@ class SeedScenariosIT {
     }
 
     /**
-     * Pod A (a second Payara Micro on the same Redis) is killed with {@code kill -9} while it runs
-     * the request; Pod B refuses the retry with 409 while A's lease lasts, then runs it once.
+     * Pod A (a second server of this run's kind, on the same Redis) is killed with {@code kill -9}
+     * while it runs the request; pod B refuses the retry with 409 while A's lease lasts, then runs it
+     * once.
      */
     @Test
     void scenario6AfterPodACrashesMidRequestPodBRunsTheRetryOnceTheLockTtlHasPassed() throws Exception {
         Path war = Files.createTempDirectory("idemkey-pod-a").resolve("pod-a.war");
         Deployments.guardedApp("pod-a", Map.of()).as(ZipExporter.class).exportTo(war.toFile(), true);
         String key = Http.newKey();
-        try (PayaraMicroServer podA = PayaraMicroServer.start(List.of(war))) {
+        try (ServerProcess podA = ServerProcess.startForTests(ServerProcess.Kind.ofThisRun(), List.of(war))) {
             Http a = new Http(podA.uri("pod-a").toURL());
             CompletableFuture.runAsync(() -> {
                 try {

@@ -1,17 +1,19 @@
 package io.idemkey.sample;
 
-import io.idemkey.it.PayaraMicroServer;
+import io.idemkey.it.ServerProcess;
 import io.idemkey.testing.RedisServer;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 
 /**
- * Starts the sample service on Payara Micro (README's first command): against
+ * Starts the sample service on Payara Micro (README's first command), or on Open Liberty with
+ * {@code -Dsample.server=liberty}: against
  * {@code idempotency.redis.url} when given (system property or {@code IDEMPOTENCY_REDIS_URL}), else
  * against a private {@code redis-server} when one is installed, else on the in-memory store (and
  * says so loudly). Prints curl lines that show a first call, a replay, a 422 and a 409, then runs
@@ -24,6 +26,8 @@ public final class SampleLauncher {
 
     public static void main(String[] args) throws Exception {
         int port = Integer.getInteger("sample.port", 8080);
+        ServerProcess.Kind kind = ServerProcess.Kind.valueOf(
+                System.getProperty("sample.server", "payara").toUpperCase(Locale.ROOT));
         Path war = Path.of("target", "idemkey-sample.war");
         if (!Files.exists(war)) {
             throw new IllegalStateException(war.toAbsolutePath() + " is missing: run `mvn -f it-tests package` first");
@@ -50,8 +54,9 @@ public final class SampleLauncher {
                     ************************************************************************
                     """);
         }
-        System.out.println("Starting the Idemkey sample on Payara Micro (port " + port + ") with " + store + " ...");
-        PayaraMicroServer server = PayaraMicroServer.start(List.of(war), port, config);
+        String serverName = kind == ServerProcess.Kind.PAYARA ? "Payara Micro" : "Open Liberty";
+        System.out.println("Starting the Idemkey sample on " + serverName + " (port " + port + ") with " + store + " ...");
+        ServerProcess server = ServerProcess.start(kind, List.of(war), port, config);
         Runtime.getRuntime().addShutdownHook(new Thread(server::kill));
         System.out.println(curlLines("http://localhost:" + port + "/idemkey-sample/api", store, server.logFile()));
         server.await();

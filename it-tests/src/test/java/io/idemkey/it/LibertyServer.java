@@ -1,0 +1,143 @@
+package io.idemkey.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * An Open Liberty server as a child process ({@code wlp/bin/server run}, which execs the JVM, so
+ * killing the process kills the server). Each instance gets its own server directory in the
+ * installation the build made ({@code liberty:create}), configured from {@code liberty/server.xml},
+ * the one configuration the sample uses too, plus an override with its port and any extra features.
+ */
+public final class LibertyServer implements ServerProcess {
+
+    private static final Duration STARTUP = Duration.ofSeconds(240);
+
+    private final int port;
+    private final Path log;
+    private final Process process;
+    private final List<String> applications;
+
+    private LibertyServer(int port, Path log, Process process, List<String> applications) {
+        this.port = port;
+        this.log = log;
+        this.process = process;
+        this.applications = applications;
+    }
+
+    /** @param extraFeatures features to add to liberty/server.xml's (the test applications need appSecurity-5.0) */
+    static LibertyServer start(List<Path> wars, int port, Map<String, String> systemProperties,
+                               List<String> extraFeatures) {
+        Path wlp = Path.of(System.getProperty("liberty.wlpHome", "target/liberty/wlp"));
+        Path serverXml = Path.of(System.getProperty("liberty.serverXml", "../liberty/server.xml"));
+        if (!Files.isExecutable(wlp.resolve("bin/server"))) {
+            throw new IllegalStateException("No Open Liberty at " + wlp.toAbsolutePath()
+                    + ": run `mvn -f it-tests liberty:create` first");
+        }
+        String name = "idemkey-" + port;
+        Path serverDirectory = wlp.resolve("usr/servers").resolve(name);
+        try {
+            Files.createDirectories(serverDirectory.resolve("configDropins/overrides"));
+            Files.createDirectories(serverDirectory.resolve("dropins"));
+            Files.copy(serverXml, serverDirectory.resolve("server.xml"), StandardCopyOption.REPLACE_EXISTING);
+            Files.writeString(serverDirectory.resolve("configDropins/overrides/process.xml"), """
+                    <server>
+                      <featureManager>%s</featureManager>
+                      <variable name="http.port" value="%d"/>
+                      <variable name="https.port" value="%d"/>
+                    </server>
+                    """.formatted(extraFeatures.stream().map(f -> "<feature>" + f + "</feature>").collect(Collectors.joining()),
+                    port, ServerProcess.freePort()));
+            for (Path war : wars) {
+                Files.copy(war, serverDirectory.resolve("dropins").resolve(war.getFileName()),
+                        StandardCopyOption.REPLACE_EXISTING);
+            }
+            Path log = Files.createTempFile("open-liberty-", ".log");
+            ProcessBuilder builder = new ProcessBuilder(wlp.resolve("bin/server").toString(), "run", name)
+                    .redirectErrorStream(true).redirectOutput(log.toFile());
+            builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+            builder.environment().put("JVM_ARGS", systemProperties.entrySet().stream()
+                    .map(e -> "-D" + e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" ")));
+            List<String> applications = wars.stream()
+                    .map(war -> war.getFileName().toString().replaceFirst("\\.war$", "")).toList();
+            LibertyServer server = new LibertyServer(port, log, builder.start(), applications);
+            Runtime.getRuntime().addShutdownHook(new Thread(server::kill));
+            server.awaitReady();
+            return server;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public Kind kind() {
+        return Kind.LIBERTY;
+    }
+
+    @Override
+    public URI uri(String context) {
+        return URI.create("http://127.0.0.1:" + port + "/" + context + "/");
+    }
+
+    @Override
+    public String log() {
+        try {
+            return Files.readString(log, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public Path logFile() {
+        return log;
+    }
+
+    @Override
+    public void await() throws InterruptedException {
+        process.waitFor();
+    }
+
+    @Override
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Ready (CWWKF0011I) and every application started (CWWKZ0001I) or failed (CWWKZ0002E). */
+    private void awaitReady() {
+        Instant deadline = Instant.now().plus(STARTUP);
+        while (Instant.now().isBefore(deadline)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("Open Liberty exited:\n" + log());
+            }
+            String output = log();
+            if (output.contains("CWWKF0011I") && applications.stream().allMatch(app -> settled(output, app))) {
+                return;
+            }
+            PayaraMicroServer.pause();
+        }
+        kill();
+        throw new IllegalStateException("Open Liberty did not start within " + STARTUP + ":\n" + log());
+    }
+
+    private static boolean settled(String output, String application) {
+        return output.contains("CWWKZ0001I: Application " + application + " started")
+                || output.matches("(?s).*CWWKZ000[24]E: [^\\n]*\\b" + Pattern.quote(application) + "\\b.*");
+    }
+}

@@ -1,0 +1,81 @@
+package io.idemkey.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * An application server process started by a test (or by the sample launcher), for what an
+ * Arquillian managed container cannot show: a deployment that fails, a server killed with
+ * {@code kill -9}, two servers side by side. Its output goes to a log file.
+ */
+public interface ServerProcess extends AutoCloseable {
+
+    /** The servers Idemkey is proven on. */
+    enum Kind {
+        PAYARA, LIBERTY;
+
+        /** The server of this test run: {@code -Didemkey.server=payara|liberty} (set by each failsafe execution). */
+        public static Kind ofThisRun() {
+            return valueOf(System.getProperty("idemkey.server", "payara").toUpperCase(Locale.ROOT));
+        }
+    }
+
+    /**
+     * Starts a server with these WARs deployed (context root = file name) and waits until it is ready
+     * and every application has started or failed.
+     *
+     * @param systemProperties for the server's JVM; MicroProfile Config reads them
+     */
+    static ServerProcess start(Kind kind, List<Path> wars, int port, Map<String, String> systemProperties) {
+        return switch (kind) {
+            case PAYARA -> PayaraMicroServer.start(wars, port, systemProperties);
+            case LIBERTY -> LibertyServer.start(wars, port, systemProperties, List.of());
+        };
+    }
+
+    /**
+     * A server of this run's kind on a free port, for the test applications (on Open Liberty they
+     * need Jakarta Security, which the sample does not).
+     */
+    static ServerProcess startForTests(Kind kind, List<Path> wars) {
+        return switch (kind) {
+            case PAYARA -> PayaraMicroServer.start(wars, freePort(), Map.of());
+            case LIBERTY -> LibertyServer.start(wars, freePort(), Map.of(), List.of("appSecurity-5.0"));
+        };
+    }
+
+    Kind kind();
+
+    /** The base URI of an application: {@code http://127.0.0.1:<port>/<context>/}. */
+    URI uri(String context);
+
+    /** Everything the server printed so far. */
+    String log();
+
+    Path logFile();
+
+    /** Waits until the process ends (the sample runs until it is stopped). */
+    void await() throws InterruptedException;
+
+    /** Kills the process at once, as {@code kill -9} would. */
+    void kill();
+
+    @Override
+    default void close() {
+        kill();
+    }
+
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
