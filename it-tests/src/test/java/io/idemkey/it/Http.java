@@ -24,6 +24,10 @@ public final class Http {
             .connectTimeout(Duration.ofSeconds(10)).build();
 
     public Http(URL base) {
+        this(URI.create(base.toString()));
+    }
+
+    public Http(URI base) {
         this.base = URI.create(base.toString().endsWith("/") ? base.toString() : base + "/");
     }
 

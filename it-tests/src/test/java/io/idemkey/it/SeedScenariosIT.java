@@ -136,7 +136,7 @@ class SeedScenariosIT {
         Deployments.guardedApp("pod-a", Map.of()).as(ZipExporter.class).exportTo(war.toFile(), true);
         String key = Http.newKey();
         try (ServerProcess podA = ServerProcess.startForTests(ServerProcess.Kind.ofThisRun(), List.of(war))) {
-            Http a = new Http(podA.uri("pod-a").toURL());
+            Http a = new Http(podA.uri("pod-a"));
             CompletableFuture.runAsync(() -> {
                 try {
                     a.send(a.request("guarded/crashable").header(Http.KEY, key).header("X-Sleep-Millis", "60000")
