@@ -4,7 +4,9 @@ import java.util.Optional;
 
 /**
  * The current request's view of Idemkey, injectable into resources ({@code @Inject
- * IdempotencyContext idempotency}) while a guarded method runs.
+ * IdempotencyContext idempotency}) while a guarded method runs. It is request-scoped: use it on the
+ * request thread (read {@link #key()} before handing work to another thread; an asynchronous method
+ * marks its outcome retryable before it returns its {@code CompletionStage}).
  *
  * <pre>
  * if (result.isRetryable()) {

@@ -6,6 +6,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.ws.rs.ext.Providers;
 
+import java.lang.reflect.Method;
 import java.util.Optional;
 
 /**
@@ -20,29 +21,36 @@ import java.util.Optional;
 public class CurrentRequest implements IdempotencyContext {
 
     private Execution execution;
+    private Method resourceMethod;
     private Providers providers;
     private boolean asynchronous;
 
     /**
      * Binds the execution of the current request (called by the request filter).
      *
-     * @param providers the request's JAX-RS providers, to tell mapped exceptions from unmapped ones
+     * @param resourceMethod the guarded resource method: only its invocation starts the execution
+     * @param providers      the application's JAX-RS providers, to tell mapped exceptions from unmapped ones
      */
-    public void bind(Execution execution, Providers providers) {
+    public void bind(Execution execution, Method resourceMethod, Providers providers) {
         this.execution = execution;
+        this.resourceMethod = resourceMethod;
         this.providers = providers;
     }
 
-    Execution execution() {
+    public Execution execution() {
         return execution;
     }
 
-    Providers providers() {
+    public Method resourceMethod() {
+        return resourceMethod;
+    }
+
+    public Providers providers() {
         return providers;
     }
 
     /** The method answers asynchronously: the request scope ends before the response exists. */
-    void markAsynchronous() {
+    public void markAsynchronous() {
         asynchronous = true;
     }
 

@@ -15,6 +15,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -26,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public class IdempotencyExtension implements Extension {
 
     private final Set<Class<?>> guardedTypes = ConcurrentHashMap.newKeySet();
+    private volatile IdempotencySettings settings;
 
     void collect(@Observes @WithAnnotations(IdempotencyKey.class) ProcessAnnotatedType<?> type) {
         guardedTypes.add(type.getAnnotatedType().getJavaClass());
@@ -33,7 +35,6 @@ public class IdempotencyExtension implements Extension {
 
     void validate(@Observes AfterDeploymentValidation validation) {
         ConfigLookup config = IdempotencyRuntime.lookup(ConfigProvider.getConfig());
-        IdempotencySettings settings;
         try {
             settings = IdempotencySettings.from(config);
         } catch (ConfigurationException e) {
@@ -53,6 +54,11 @@ public class IdempotencyExtension implements Extension {
             }
         }
         guardedTypes.clear();
+    }
+
+    /** The settings validated at deployment, for the runtime (they are read once). */
+    Optional<IdempotencySettings> settings() {
+        return Optional.ofNullable(settings);
     }
 
     private static boolean isResourceMethod(Method method) {

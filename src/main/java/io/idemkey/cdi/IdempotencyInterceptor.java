@@ -9,11 +9,14 @@ import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 import jakarta.ws.rs.WebApplicationException;
-import jakarta.ws.rs.container.Suspended;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.CompletionCallback;
 import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Providers;
 
-import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -22,9 +25,10 @@ import java.util.concurrent.CompletionStage;
  * entity) releases its key.
  *
  * <p>It runs innermost ({@code PLATFORM_AFTER + 900}, after bean validation's interceptor), right
- * before the method body. When the method throws an exception that no {@link ExceptionMapper}
+ * before the method body. When the method fails with an exception that no {@link ExceptionMapper}
  * handles, no response filter will run, so the key is released here before the error reaches the
- * client.
+ * client. Asynchronous methods ({@link CompletionStage} results, {@link AsyncResponse} parameters)
+ * get the same treatment when they complete.
  */
 @IdempotencyKey
 @Interceptor
@@ -37,21 +41,24 @@ public class IdempotencyInterceptor {
     @AroundInvoke
     public Object markStarted(InvocationContext invocation) throws Exception {
         Execution execution = currentExecution();
-        if (execution == null || execution.started()) {
+        if (execution == null || execution.started() || !isResourceMethod(invocation.getMethod())) {
             return invocation.proceed();
         }
         execution.markStarted();
-        if (isAsynchronous(invocation.getMethod())) {
-            currentRequest.markAsynchronous();
-        }
+        Providers providers = currentRequest.providers();
+        guardAsyncResponse(invocation, execution, providers);
+        Object result;
         try {
-            return invocation.proceed();
+            result = invocation.proceed();
         } catch (Exception | Error e) {
-            if (!mapped(e)) {
-                execution.release("the method threw " + e.getClass().getName() + ", which no ExceptionMapper handles");
-            }
+            releaseIfUnmapped(execution, e, providers);
             throw e;
         }
+        if (result instanceof CompletionStage<?> stage) {
+            currentRequest.markAsynchronous();
+            stage.whenComplete((value, failure) -> releaseIfUnmapped(execution, failure, providers));
+        }
+        return result;
     }
 
     private Execution currentExecution() {
@@ -62,29 +69,52 @@ public class IdempotencyInterceptor {
         }
     }
 
+    /** Another bean of the request may carry the binding too (a class-level annotation): not the method. */
+    private boolean isResourceMethod(Method invoked) {
+        Method resourceMethod = currentRequest.resourceMethod();
+        return resourceMethod == null || (invoked.getName().equals(resourceMethod.getName())
+                && Arrays.equals(invoked.getParameterTypes(), resourceMethod.getParameterTypes()));
+    }
+
+    /** No response filter runs after an unmapped exception: release now, before the error goes out. */
+    private static void releaseIfUnmapped(Execution execution, Throwable failure, Providers providers) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        if (cause != null && execution.isRunning() && !mapped(cause, providers)) {
+            execution.release("the method failed with " + cause.getClass().getName() + ", which no ExceptionMapper handles");
+        }
+    }
+
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private boolean mapped(Throwable e) {
-        if (e instanceof WebApplicationException) {
+    private static boolean mapped(Throwable failure, Providers providers) {
+        if (failure instanceof WebApplicationException) {
             return true; // the runtime turns it into its response, and the response filter decides
         }
-        var providers = currentRequest.providers();
         if (providers == null) {
             return true; // cannot tell: leave it to the response filter or the end of the request
         }
-        return e instanceof Exception && providers.getExceptionMapper((Class) e.getClass()) != null;
-    }
-
-    private static boolean isAsynchronous(Method method) {
-        if (CompletionStage.class.isAssignableFrom(method.getReturnType())) {
+        try {
+            return providers.getExceptionMapper((Class) failure.getClass()) != null;
+        } catch (RuntimeException offRequestThread) {
+            // RESTEasy's Providers answers only on the request thread; it maps every exception anyway
+            // (its default mapper), so the response filter will see the failure.
             return true;
         }
-        for (Annotation[] parameter : method.getParameterAnnotations()) {
-            for (Annotation annotation : parameter) {
-                if (annotation.annotationType() == Suspended.class) {
-                    return true;
-                }
+    }
+
+    /**
+     * Hands the method an {@link AsyncResponse} that releases the key before an unmapped failure
+     * goes out; the completion callback catches whatever still slips through (after the fact).
+     */
+    private void guardAsyncResponse(InvocationContext invocation, Execution execution, Providers providers) {
+        Object[] parameters = invocation.getParameters();
+        for (int i = 0; i < parameters.length; i++) {
+            if (parameters[i] instanceof AsyncResponse response) {
+                currentRequest.markAsynchronous();
+                response.register((CompletionCallback) failure -> releaseIfUnmapped(execution, failure, providers));
+                parameters[i] = new GuardedAsyncResponse(response, failure -> releaseIfUnmapped(execution, failure, providers));
+                invocation.setParameters(parameters);
+                return;
             }
         }
-        return false;
     }
 }

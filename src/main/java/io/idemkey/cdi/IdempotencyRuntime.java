@@ -22,6 +22,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import java.lang.reflect.Method;
+import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,21 +44,30 @@ public class IdempotencyRuntime {
     @Inject
     CurrentRequest currentRequest;
 
+    @Inject
+    IdempotencyExtension extension;
+
     private IdempotencySettings settings;
     private PolicyResolver policies;
     private IdempotencyStore store;
     private IdempotencyEngine engine;
     private Fingerprint fingerprint;
     private ScheduledExecutorService privateScheduler;
-    private final Map<Method, IdempotencyPolicy> resolved = new ConcurrentHashMap<>();
+    private ExecutorScheduler scheduler;
+    private final Map<ResourceMethod, IdempotencyPolicy> resolved = new ConcurrentHashMap<>();
+
+    /** Policies depend on the resource class too (annotation, configuration keys): an inherited method is shared. */
+    private record ResourceMethod(Class<?> resourceClass, Method method) {
+    }
 
     @PostConstruct
     void start() {
         ConfigLookup config = lookup(ConfigProvider.getConfig());
-        settings = IdempotencySettings.from(config);
+        settings = extension.settings().orElseGet(() -> IdempotencySettings.from(config));
         policies = new PolicyResolver(config, settings);
         store = openStore(settings);
-        engine = IdempotencyEngine.builder(store, new ExecutorScheduler(scheduler()))
+        scheduler = new ExecutorScheduler(scheduledExecutor());
+        engine = IdempotencyEngine.builder(store, scheduler)
                 .unavailableRetryAfter(settings.unavailableRetryAfter())
                 .conflictRetryAfterMax(settings.conflictRetryAfterMax())
                 .maxStoredResponseBytes(settings.maxResponseBytes())
@@ -73,13 +83,18 @@ public class IdempotencyRuntime {
 
     @PreDestroy
     void stop() {
+        if (scheduler != null) {
+            scheduler.cancelAll();
+        }
         if (privateScheduler != null) {
             privateScheduler.shutdownNow();
         }
-        try {
-            store.close();
-        } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "Closing the idempotency store failed", e);
+        if (store != null) {
+            try {
+                store.close();
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "Closing the idempotency store failed", e);
+            }
         }
     }
 
@@ -105,10 +120,11 @@ public class IdempotencyRuntime {
 
     /** The policy of a resource method, resolved once; empty if it is not annotated. */
     public Optional<IdempotencyPolicy> policy(Class<?> resourceClass, Method method) {
-        IdempotencyPolicy policy = resolved.get(method);
+        ResourceMethod key = new ResourceMethod(resourceClass, method);
+        IdempotencyPolicy policy = resolved.get(key);
         if (policy == null) {
             Optional<IdempotencyPolicy> fresh = policies.resolve(resourceClass, method);
-            fresh.ifPresent(p -> resolved.put(method, p));
+            fresh.ifPresent(p -> resolved.put(key, p));
             return fresh;
         }
         return Optional.of(policy);
@@ -122,18 +138,18 @@ public class IdempotencyRuntime {
         if (settings.store() == IdempotencySettings.StoreKind.MEMORY) {
             LOG.warning("Idemkey uses the in-memory store (idempotency.store=memory): keys are not shared with"
                     + " other instances and are lost on restart");
-            return new InMemoryIdempotencyStore();
+            return new InMemoryIdempotencyStore(Clock.systemUTC(), settings.memoryMaxRecords());
         }
         return RedisIdempotencyStore.open(settings.redis());
     }
 
-    private ScheduledExecutorService scheduler() {
+    private ScheduledExecutorService scheduledExecutor() {
         try {
             return (ScheduledExecutorService) new InitialContext().lookup(MANAGED_SCHEDULER);
         } catch (NamingException | ClassCastException e) {
             LOG.log(Level.WARNING, "No managed scheduled executor at " + MANAGED_SCHEDULER
                     + " (on Open Liberty, enable the concurrent-3.0 feature); lease renewal uses a private thread");
-            privateScheduler = Executors.newSingleThreadScheduledExecutor(task -> {
+            privateScheduler = Executors.newScheduledThreadPool(2, task -> {
                 Thread thread = new Thread(task, "idemkey-lease-renewal");
                 thread.setDaemon(true);
                 return thread;

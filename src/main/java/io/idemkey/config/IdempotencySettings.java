@@ -37,11 +37,13 @@ import javax.net.ssl.TrustManagerFactory;
  * @param replayHeaders         response headers recorded and replayed, besides the entity headers
  * @param unavailableRetryAfter the Retry-After of a 503
  * @param conflictRetryAfterMax the largest Retry-After of a 409
+ * @param memoryMaxRecords      the bound of the in-memory store
  */
 public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, String keyPrefix, String header,
                                   String replayedHeader, int maxKeyLength, boolean failOpen, Set<String> methods,
                                   Scope scope, int maxRequestBytes, int maxResponseBytes, Set<String> replayHeaders,
-                                  Duration unavailableRetryAfter, Duration conflictRetryAfterMax) {
+                                  Duration unavailableRetryAfter, Duration conflictRetryAfterMax,
+                                  int memoryMaxRecords) {
 
     /** Property names, in one place. */
     public static final String STORE = "idempotency.store";
@@ -69,6 +71,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Stri
     public static final String REPLAY_HEADERS = "idempotency.replay-headers";
     public static final String UNAVAILABLE_RETRY_AFTER = "idempotency.unavailable-retry-after-seconds";
     public static final String CONFLICT_RETRY_AFTER_MAX = "idempotency.conflict-retry-after-max-seconds";
+    public static final String MEMORY_MAX_RECORDS = "idempotency.memory.max-records";
 
     /** Where records live. */
     public enum StoreKind { REDIS, MEMORY }
@@ -132,7 +135,8 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Stri
                 integer(config, MAX_RESPONSE_BYTES, 1 << 20, 0, 512 << 20),
                 Set.copyOf(replayHeaders),
                 Duration.ofSeconds(integer(config, UNAVAILABLE_RETRY_AFTER, 1, 1, 3600)),
-                Duration.ofSeconds(integer(config, CONFLICT_RETRY_AFTER_MAX, 5, 1, 3600)));
+                Duration.ofSeconds(integer(config, CONFLICT_RETRY_AFTER_MAX, 5, 1, 3600)),
+                integer(config, MEMORY_MAX_RECORDS, 100_000, 1, 100_000_000));
     }
 
     private enum Mode { CLOSED, OPEN }

@@ -73,10 +73,6 @@ public final class Execution {
         return endpoint;
     }
 
-    public IdempotencyPolicy policy() {
-        return policy;
-    }
-
     /** Called when the resource method is entered: only a started method's outcome is recorded. */
     public void markStarted() {
         started = true;
@@ -121,28 +117,38 @@ public final class Execution {
                     + maxStoredResponseBytes + " allowed (idempotency.max-response-bytes)");
             return;
         }
-        finish("complete", Event.COMPLETED,
-                () -> store.complete(recordKey, ownerToken, encoded, policy.ttl()));
+        if (begin("complete")) {
+            finish("complete", Event.COMPLETED, () -> store.complete(recordKey, ownerToken, encoded, policy.ttl()));
+        }
     }
 
     /** Deletes the record so that a retry with the same key runs again, and ends the execution. */
     public void release(String reason) {
-        log(Level.FINE, "released", "reason=\"" + reason + "\"");
-        finish("release", Event.RELEASED, () -> store.release(recordKey, ownerToken));
+        if (begin("release")) {
+            log(Level.FINE, "released", "reason=\"" + reason + "\"");
+            finish("release", Event.RELEASED, () -> store.release(recordKey, ownerToken));
+        }
     }
 
     /** Ends the execution without recording a response that was delivered (too large, say). */
     public void releaseUnrecorded(String reason) {
-        metrics.count(Event.NOT_RECORDED);
-        log(Level.WARNING, "not-recorded", "reason=\"" + reason + "\"");
-        finish("release", Event.RELEASED, () -> store.release(recordKey, ownerToken));
+        if (begin("release")) {
+            metrics.count(Event.NOT_RECORDED);
+            log(Level.WARNING, "not-recorded", "reason=\"" + reason + "\"");
+            finish("release", Event.RELEASED, () -> store.release(recordKey, ownerToken));
+        }
+    }
+
+    /** The one transition out of RUNNING; false if the execution already ended. */
+    private boolean begin(String operation) {
+        if (state.compareAndSet(State.RUNNING, State.FINISHING)) {
+            return true;
+        }
+        log(Level.FINE, "ignored-" + operation, "state=" + state.get());
+        return false;
     }
 
     private void finish(String operation, Event success, BooleanSupplier storeCall) {
-        if (!state.compareAndSet(State.RUNNING, State.FINISHING)) {
-            log(Level.FINE, "ignored-" + operation, "state=" + state.get());
-            return;
-        }
         renewal.cancel();
         try {
             settle(storeCall.getAsBoolean(), success, operation);

@@ -1,14 +1,21 @@
 package io.idemkey.core;
 
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
-/** A {@link Scheduler} on a {@link ScheduledExecutorService} (a managed one on the servers). */
+/**
+ * A {@link Scheduler} on a {@link ScheduledExecutorService} (a managed one on the servers, which the
+ * application does not own): it keeps track of its tasks so that {@link #cancelAll()} can stop them
+ * when the application stops.
+ */
 public final class ExecutorScheduler implements Scheduler {
 
     private final ScheduledExecutorService executor;
+    private final Set<ScheduledFuture<?>> tasks = ConcurrentHashMap.newKeySet();
 
     public ExecutorScheduler(ScheduledExecutorService executor) {
         this.executor = executor;
@@ -18,6 +25,16 @@ public final class ExecutorScheduler implements Scheduler {
     public Task everyInterval(Duration period, Runnable task) {
         long millis = Math.max(1, period.toMillis());
         ScheduledFuture<?> future = executor.scheduleAtFixedRate(task, millis, millis, TimeUnit.MILLISECONDS);
-        return () -> future.cancel(false);
+        tasks.add(future);
+        return () -> {
+            future.cancel(false);
+            tasks.remove(future);
+        };
+    }
+
+    /** Stops every task still scheduled (renewals of requests that will never finish: the application stops). */
+    public void cancelAll() {
+        tasks.forEach(future -> future.cancel(false));
+        tasks.clear();
     }
 }

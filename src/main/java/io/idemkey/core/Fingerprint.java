@@ -44,8 +44,8 @@ public final class Fingerprint {
     public static final int MAX_JSON_DEPTH = 128;
 
     private static final byte[] VERSION = "idemkey-fingerprint-1".getBytes(StandardCharsets.US_ASCII);
-    private static final Comparator<Map.Entry<String, String>> QUERY_ORDER =
-            Map.Entry.<String, String>comparingByKey().thenComparing(Map.Entry.comparingByValue());
+    /** By name only, and stable: the values of one parameter keep their order (they bind to a List). */
+    private static final Comparator<Map.Entry<String, String>> QUERY_ORDER = Map.Entry.comparingByKey();
 
     private final JsonParserFactory parsers;
     private final JsonGeneratorFactory generators;
@@ -62,7 +62,8 @@ public final class Fingerprint {
     /**
      * @param method        the HTTP method
      * @param path          the request path relative to the application root, percent-encoded, one leading {@code /}
-     * @param query         the query parameters, percent-encoded, in any order
+     * @param query         the query parameters, percent-encoded; the order of names does not matter, the
+     *                      order of one name's values does
      * @param jsonEntity    whether the entity's media type is JSON ({@code application/json}, {@code +json})
      * @param entity        the entity bytes (empty when there is none)
      * @param excludeFields lower-cased JSON member names to leave out

@@ -3,6 +3,7 @@ package io.idemkey.core;
 import io.idemkey.core.IdempotencyMetrics.Event;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.StoreUnavailableException;
 
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -69,8 +70,10 @@ public final class IdempotencyEngine {
             AcquireResult result;
             try {
                 result = store.acquire(recordKey, fingerprint, ownerToken, policy.lockTtl());
-            } catch (RuntimeException e) {
+            } catch (StoreUnavailableException e) {
                 return storeFailed(e, policy, endpoint, key);
+            } catch (RuntimeException e) {
+                return storeBroken(e, endpoint, key);
             }
             if (result instanceof AcquireResult.Acquired) {
                 Execution execution = new Execution(this, recordKey, ownerToken, key, endpoint, policy, attemptAt);
@@ -84,7 +87,7 @@ public final class IdempotencyEngine {
                 try {
                     response = StoredResponseCodec.decode(completed.response());
                 } catch (IllegalArgumentException e) {
-                    return storeFailed(e, policy, endpoint, key);
+                    return storeBroken(e, endpoint, key);
                 }
                 metrics.count(Event.REPLAYED);
                 log(Level.FINE, "replayed", endpoint, key, "status=" + response.status());
@@ -123,6 +126,16 @@ public final class IdempotencyEngine {
             return new Decision.Unprotected();
         }
         log(Level.WARNING, "unavailable", endpoint, key, "error=\"" + e + "\"");
+        return new Decision.Unavailable(unavailableRetryAfter);
+    }
+
+    /**
+     * The store answered something this engine cannot use (a record it cannot read, a defect): it
+     * may hold a completed result, so the method must not run, even on a fail-open endpoint.
+     */
+    private Decision storeBroken(RuntimeException e, String endpoint, String key) {
+        metrics.count(Event.STORE_ERROR);
+        LOG.log(Level.SEVERE, logLine("store-error", endpoint, key, "error=\"" + e + "\""), e);
         return new Decision.Unavailable(unavailableRetryAfter);
     }
 

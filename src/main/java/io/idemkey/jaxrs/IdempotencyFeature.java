@@ -6,10 +6,13 @@ import io.idemkey.core.IdempotencyPolicy;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
+import jakarta.ws.rs.ext.Providers;
 
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
@@ -26,8 +29,15 @@ import java.util.Optional;
 @Provider
 public class IdempotencyFeature implements DynamicFeature {
 
-    /** Idemkey's request filter runs after authentication and authorization, so the caller is known. */
-    static final int REQUEST_FILTER_PRIORITY = 2500;
+    /** A proxy to the current request's providers (to tell mapped exceptions from unmapped ones). */
+    @Context
+    Providers providers;
+
+    /**
+     * Idemkey's request filter runs after the application's own filters (authentication ones included,
+     * which default to USER), so that the caller is known and a request they refuse takes no key.
+     */
+    static final int REQUEST_FILTER_PRIORITY = Priorities.USER + 500;
     /** Response filters run in reverse priority order: the lowest runs last and sees the final status. */
     static final int RESPONSE_FILTER_PRIORITY = 1;
     /** Writer interceptors run in priority order: the highest is innermost, next to the entity writer. */
@@ -47,7 +57,8 @@ public class IdempotencyFeature implements DynamicFeature {
         }
         Problems problems = new Problems();
         ResponseRecorder recorder = new ResponseRecorder(runtime.settings());
-        context.register(new IdempotencyRequestFilter(runtime, policy.get(), endpoint(type, method), problems),
+        context.register(new IdempotencyRequestFilter(runtime, policy.get(), method, endpoint(type, method), problems,
+                        providers),
                 REQUEST_FILTER_PRIORITY);
         context.register(new IdempotencyResponseFilter(recorder), RESPONSE_FILTER_PRIORITY);
         context.register(new IdempotencyWriterInterceptor(recorder), WRITER_INTERCEPTOR_PRIORITY);

@@ -9,7 +9,7 @@ import io.idemkey.core.RecordKey;
 import io.idemkey.core.StoredResponse;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
-import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
@@ -19,6 +19,7 @@ import jakarta.ws.rs.ext.Providers;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,14 +37,17 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
     private final IdempotencyRuntime runtime;
     private final IdempotencySettings settings;
     private final IdempotencyPolicy policy;
+    private final Method resourceMethod;
     private final String endpoint;
     private final Problems problems;
 
-    @Context
-    Providers providers;
+    private final Providers providers;
 
-    IdempotencyRequestFilter(IdempotencyRuntime runtime, IdempotencyPolicy policy, String endpoint, Problems problems) {
+    IdempotencyRequestFilter(IdempotencyRuntime runtime, IdempotencyPolicy policy, Method resourceMethod,
+                             String endpoint, Problems problems, Providers providers) {
         this.runtime = runtime;
+        this.resourceMethod = resourceMethod;
+        this.providers = providers;
         this.settings = runtime.settings();
         this.policy = policy;
         this.endpoint = endpoint;
@@ -70,7 +74,21 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
             return;
         }
         String key = ((KeyHeader.Valid) header).key();
-        byte[] entity = bufferEntity(request);
+        String scope = scope(request);
+        if (scope == null) {
+            request.abortWith(problems.problem(Problems.Type.SCOPE_MISSING, "This request needs a "
+                    + settings.scope().headerName() + " header: idempotency keys are kept per "
+                    + settings.scope().headerName() + "."));
+            return;
+        }
+        byte[] entity;
+        try {
+            entity = bufferEntity(request);
+        } catch (IOException unreadable) {
+            request.abortWith(problems.problem(Problems.Type.REQUEST_UNREADABLE,
+                    "The request body could not be read to the end. Send it again with the same key."));
+            return;
+        }
         if (entity == null) {
             request.abortWith(problems.problem(Problems.Type.REQUEST_TOO_LARGE, "The request body is larger than "
                     + settings.maxRequestBytes() + " bytes, the most this endpoint accepts."));
@@ -79,12 +97,12 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
         UriInfo uri = request.getUriInfo();
         byte[] fingerprint = runtime.fingerprint().of(request.getMethod(), path(uri), query(uri),
                 isJson(request.getMediaType()), entity, policy.excludeFields());
-        String recordKey = RecordKey.of(settings.keyPrefix(), scope(request), key);
+        String recordKey = RecordKey.of(settings.keyPrefix(), scope, key);
 
         Decision decision = runtime.engine().begin(recordKey, key, fingerprint, policy, endpoint);
         if (decision instanceof Decision.Proceed proceed) {
             request.setProperty(RequestProperties.EXECUTION, proceed.execution());
-            runtime.currentRequest().bind(proceed.execution(), providers);
+            runtime.currentRequest().bind(proceed.execution(), resourceMethod, providers);
         } else if (decision instanceof Decision.Replay replay) {
             request.abortWith(replay(replay.response()));
         } else if (decision instanceof Decision.Conflict conflict) {
@@ -117,7 +135,7 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
     /** The entity, read once and handed on unchanged; null if it exceeds the limit. */
     private byte[] bufferEntity(ContainerRequestContext request) throws IOException {
         int limit = settings.maxRequestBytes();
-        if (request.getLength() > limit) {
+        if (declaredLength(request) > limit) {
             return null;
         }
         if (!request.hasEntity()) {
@@ -132,7 +150,20 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
         return entity;
     }
 
-    /** Who is calling: the key space of one caller never reaches another's. */
+    /** Content-Length as a long (RESTEasy's getLength() throws above 2 GiB); -1 if absent or unreadable. */
+    private static long declaredLength(ContainerRequestContext request) {
+        String length = request.getHeaderString(HttpHeaders.CONTENT_LENGTH);
+        try {
+            return length == null ? -1 : Long.parseLong(length.trim());
+        } catch (NumberFormatException e) {
+            return -1; // the bounded read below decides
+        }
+    }
+
+    /**
+     * Who is calling: the key space of one caller never reaches another's. Anonymous callers share
+     * one scope; with a header scope, a request without the header has none (null).
+     */
     private String scope(ContainerRequestContext request) {
         return switch (settings.scope().kind()) {
             case PRINCIPAL -> {
@@ -142,7 +173,7 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
             }
             case HEADER -> {
                 List<String> values = request.getHeaders().get(settings.scope().headerName());
-                yield values == null ? "" : String.join(",", values);
+                yield values == null || values.isEmpty() || values.get(0).isBlank() ? null : String.join(",", values);
             }
             case GLOBAL -> "";
         };

@@ -159,11 +159,19 @@ class FingerprintTest {
     }
 
     @Test
-    void queryParameterOrderDoesNotMatter() {
-        List<Map.Entry<String, String>> one = List.of(Map.entry("b", "2"), Map.entry("a", "1"), Map.entry("a", "0"));
+    void orderOfQueryParameterNamesDoesNotMatter() {
+        List<Map.Entry<String, String>> one = List.of(Map.entry("b", "2"), Map.entry("a", "0"), Map.entry("a", "1"));
         List<Map.Entry<String, String>> other = List.of(Map.entry("a", "0"), Map.entry("b", "2"), Map.entry("a", "1"));
         assertEquals(hex(FINGERPRINT.of("POST", "/x", one, false, new byte[0], Set.of())),
                 hex(FINGERPRINT.of("POST", "/x", other, false, new byte[0], Set.of())));
+    }
+
+    @Test
+    void orderOfOneParametersValuesMattersBecauseTheyBindToAList() {
+        List<Map.Entry<String, String>> ab = List.of(Map.entry("item", "A"), Map.entry("item", "B"));
+        List<Map.Entry<String, String>> ba = List.of(Map.entry("item", "B"), Map.entry("item", "A"));
+        assertNotEquals(hex(FINGERPRINT.of("POST", "/x", ab, false, new byte[0], Set.of())),
+                hex(FINGERPRINT.of("POST", "/x", ba, false, new byte[0], Set.of())));
     }
 
     @Test

@@ -331,8 +331,32 @@ class IdempotencyEngineTest {
         assertWarned("fail-open");
     }
 
+    @Test
+    void storeDefectNeverRunsTheMethodUnprotectedEvenWhenTheEndpointFailsOpen() {
+        IdempotencyStore broken = new UnreachableStore() {
+            @Override
+            public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
+                throw new IllegalStateException("WRONGTYPE Operation against a key holding the wrong kind of value");
+            }
+        };
+        IdempotencyEngine onBroken = engineBuilder(broken, scheduler, metrics).build();
+        assertInstanceOf(Decision.Unavailable.class, begin(onBroken, FINGERPRINT, policy(true, Duration.ZERO)));
+        assertEquals(1, metrics.get(Event.STORE_ERROR));
+        assertEquals(0, metrics.get(Event.FAIL_OPEN));
+    }
+
+    @Test
+    void unreadableRecordMayHoldAResultSoItIsNeverRunAgainEvenWhenTheEndpointFailsOpen() {
+        String recordKey = RECORD_KEY;
+        memory.acquire(recordKey, FINGERPRINT, "old-version", LOCK_TTL);
+        memory.complete(recordKey, "old-version", new byte[]{99, 0, 1}, Duration.ofHours(1)); // a format this engine does not know
+        assertInstanceOf(Decision.Unavailable.class, begin(engine, FINGERPRINT, policy(true, Duration.ZERO)));
+        assertEquals(0, metrics.get(Event.FAIL_OPEN));
+        assertEquals(1, metrics.get(Event.STORE_ERROR));
+    }
+
     /** A store that cannot be reached at all. */
-    private static final class UnreachableStore implements IdempotencyStore {
+    private static class UnreachableStore implements IdempotencyStore {
         final AtomicInteger calls = new AtomicInteger();
 
         private StoreUnavailableException down() {

@@ -59,6 +59,15 @@ class HeaderScopeIT {
         assertEquals(first.body(), post("x:y" + suffix, "k").body());
     }
 
+    @Test
+    void requestWithoutTheScopeHeaderIsRefusedRatherThanSharingAnAnonymousScope() {
+        String key = Http.newKey();
+        HttpResponse<String> response = http.postJson("guarded/echo", key, "{}");
+        assertEquals(400, response.statusCode());
+        assertEquals(true, response.body().contains("https://idemkey.io/problems/scope-missing"), response.body());
+        assertEquals(0, http.executions(key));
+    }
+
     private HttpResponse<String> post(String tenant, String key) {
         return http.send(http.request("guarded/echo").header(Http.KEY, key).header("X-Tenant", tenant)
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{}")).build());

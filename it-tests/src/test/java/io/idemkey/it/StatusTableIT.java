@@ -317,6 +317,15 @@ class StatusTableIT {
     }
 
     @Test
+    void declaredLengthBeyondTwoGigabytesIsRefusedWith413NotAServerError() {
+        String key = Http.newKey();
+        String head = "POST {path}guarded/echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "Idempotency-Key: " + key + "\r\nContent-Length: 3000000000\r\nConnection: close\r\n\r\n";
+        assertEquals(413, http.rawStatus(head, "{}".getBytes()));
+        assertEquals(0, http.executions(key));
+    }
+
+    @Test
     void firstExecutionCostsTwoRedisRoundTripsReplayAndConflictOne() throws Exception {
         http.postJson("guarded/echo", Http.newKey(), "{}"); // scripts cached, connections open
         try (RedisMonitor monitor = RedisMonitor.start(TestRedis.get())) {

@@ -2,11 +2,13 @@ package io.idemkey.store.memory;
 
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.StoreUnavailableException;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,7 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * other instances and nothing survives a restart.
  *
  * <p>Each operation is one atomic {@link ConcurrentMap#compute}; expired records are treated as
- * absent and swept out every {@value #SWEEP_EVERY} acquisitions.
+ * absent and swept out every {@value #SWEEP_EVERY} acquisitions. Memory is bounded: at
+ * {@code maxRecords} the completed records closest to expiry make room (a replay of those runs the
+ * method again, as after their TTL); when only in-progress records are left, acquire reports the
+ * store unavailable.
  */
 public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
@@ -28,22 +33,37 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                          Instant expiresAt) {
     }
 
+    /** The default bound on the number of records held. */
+    public static final int DEFAULT_MAX_RECORDS = 100_000;
+
     private final ConcurrentMap<String, Entry> records = new ConcurrentHashMap<>();
     private final AtomicInteger acquisitions = new AtomicInteger();
     private final Clock clock;
+    private final int maxRecords;
 
     public InMemoryIdempotencyStore() {
-        this(Clock.systemUTC());
+        this(Clock.systemUTC(), DEFAULT_MAX_RECORDS);
     }
 
     public InMemoryIdempotencyStore(Clock clock) {
+        this(clock, DEFAULT_MAX_RECORDS);
+    }
+
+    public InMemoryIdempotencyStore(Clock clock, int maxRecords) {
+        if (maxRecords < 1) {
+            throw new IllegalArgumentException("maxRecords must be positive: " + maxRecords);
+        }
         this.clock = clock;
+        this.maxRecords = maxRecords;
     }
 
     @Override
     public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
         if (acquisitions.incrementAndGet() % SWEEP_EVERY == 0) {
             sweep();
+        }
+        if (records.size() >= maxRecords && !records.containsKey(recordKey)) {
+            makeRoom();
         }
         Instant now = clock.instant();
         AcquireResult[] result = new AcquireResult[1];
@@ -125,6 +145,25 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private void sweep() {
         Instant now = clock.instant();
         records.entrySet().removeIf(e -> !e.getValue().expiresAt().isAfter(now));
+    }
+
+    /** Down to 90 % of the bound: expired records first, then the completed ones closest to expiry. */
+    private synchronized void makeRoom() {
+        if (records.size() < maxRecords) {
+            return;
+        }
+        sweep();
+        int target = Math.max(0, maxRecords - Math.max(1, maxRecords / 10));
+        records.entrySet().stream()
+                .filter(e -> e.getValue().completed())
+                .sorted(Comparator.comparing(e -> e.getValue().expiresAt()))
+                .limit(Math.max(0, records.size() - target))
+                .toList()
+                .forEach(e -> records.remove(e.getKey(), e.getValue()));
+        if (records.size() >= maxRecords) {
+            throw new StoreUnavailableException("the in-memory store holds " + maxRecords
+                    + " requests in progress, its limit", null);
+        }
     }
 
     @Override

@@ -38,6 +38,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final byte[] ACQUIRED = {'A'};
     private static final byte[] MISMATCH = {'M'};
     private static final byte[] IN_PROGRESS = {'P'};
+    private static final List<String> TRANSIENT_REPLIES =
+            List.of("READONLY", "LOADING", "OOM", "BUSY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOAUTH");
 
     private final Pool<Connection> pool;
     private final CommandObjects commands = new CommandObjects();
@@ -92,7 +94,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public boolean isAvailable() {
         try {
             return "PONG".equals(execute(commands.ping()));
-        } catch (StoreUnavailableException e) {
+        } catch (RuntimeException e) {
             return false;
         }
     }
@@ -121,6 +123,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private <T> T execute(CommandObject<T> command) {
         try (Connection connection = borrow()) {
             return connection.executeCommand(command);
+        } catch (JedisNoScriptException e) {
+            throw e;
+        } catch (JedisDataException e) {
+            throw transientReply(e) ? unavailable(e) : e;
         } catch (JedisConnectionException first) {
             if (timedOut(first)) {
                 throw unavailable(first); // Redis is slow, not gone: waiting twice would not help
@@ -146,6 +152,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private StoreUnavailableException unavailable(JedisException e) {
         return new StoreUnavailableException("Redis at " + description + " is unavailable: " + e.getMessage(), e);
+    }
+
+    /** Replies that mean "not now" (a replica, a restart, memory full, a busy script), not a defect. */
+    private static boolean transientReply(JedisDataException e) {
+        String message = String.valueOf(e.getMessage());
+        for (String prefix : TRANSIENT_REPLIES) {
+            if (message.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean timedOut(Throwable e) {

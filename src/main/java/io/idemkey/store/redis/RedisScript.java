@@ -15,12 +15,10 @@ import java.util.HexFormat;
  */
 final class RedisScript {
 
-    private final String name;
     private final byte[] source;
     private final byte[] sha1;
 
-    private RedisScript(String name, byte[] source) {
-        this.name = name;
+    private RedisScript(byte[] source) {
         this.source = source;
         this.sha1 = HexFormat.of().formatHex(sha1(source)).getBytes(StandardCharsets.US_ASCII);
     }
@@ -30,14 +28,10 @@ final class RedisScript {
             if (in == null) {
                 throw new IllegalStateException("missing script resource " + name + ".lua");
             }
-            return new RedisScript(name, in.readAllBytes());
+            return new RedisScript(in.readAllBytes());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    String name() {
-        return name;
     }
 
     byte[] source() {

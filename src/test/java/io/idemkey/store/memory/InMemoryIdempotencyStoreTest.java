@@ -3,6 +3,7 @@ package io.idemkey.store.memory;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.IdempotencyStoreContract;
+import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.testing.ManualClock;
 import org.junit.jupiter.api.Test;
 
@@ -12,6 +13,7 @@ import java.util.function.BooleanSupplier;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class InMemoryIdempotencyStoreTest extends IdempotencyStoreContract {
@@ -77,5 +79,37 @@ class InMemoryIdempotencyStoreTest extends IdempotencyStoreContract {
             store.acquire(key("live"), FINGERPRINT, "owner", Duration.ofSeconds(60));
         }
         assertEquals(1, memory.size());
+    }
+
+    @Test
+    void atItsBoundTheStoreDropsTheCompletedRecordsClosestToExpiryNeverOnesInProgress() {
+        ManualClock time = new ManualClock();
+        InMemoryIdempotencyStore bounded = new InMemoryIdempotencyStore(time, 10);
+        for (int i = 0; i < 5; i++) {
+            bounded.acquire("done-" + i, new byte[]{1}, "t" + i, Duration.ofSeconds(30));
+            bounded.complete("done-" + i, "t" + i, new byte[]{2}, Duration.ofHours(1 + i));
+        }
+        for (int i = 0; i < 5; i++) {
+            bounded.acquire("running-" + i, new byte[]{1}, "r" + i, Duration.ofSeconds(30));
+        }
+        assertInstanceOf(AcquireResult.Acquired.class, bounded.acquire("new", new byte[]{1}, "n", Duration.ofSeconds(30)));
+        assertTrue(bounded.size() <= 10);
+        assertInstanceOf(AcquireResult.Acquired.class, bounded.acquire("done-0", new byte[]{1}, "again", Duration.ofSeconds(30)),
+                "the completed record closest to expiry made room");
+        for (int i = 0; i < 5; i++) {
+            assertInstanceOf(AcquireResult.InProgress.class, bounded.acquire("running-" + i, new byte[]{1}, "x", Duration.ofSeconds(30)));
+        }
+    }
+
+    @Test
+    void fullOfRequestsInProgressTheStoreReportsItselfUnavailable() {
+        InMemoryIdempotencyStore bounded = new InMemoryIdempotencyStore(new ManualClock(), 3);
+        for (int i = 0; i < 3; i++) {
+            bounded.acquire("running-" + i, new byte[]{1}, "r" + i, Duration.ofSeconds(30));
+        }
+        assertThrows(StoreUnavailableException.class,
+                () -> bounded.acquire("one-too-many", new byte[]{1}, "t", Duration.ofSeconds(30)));
+        assertInstanceOf(AcquireResult.InProgress.class, bounded.acquire("running-0", new byte[]{1}, "x", Duration.ofSeconds(30)),
+                "known keys still answer");
     }
 }

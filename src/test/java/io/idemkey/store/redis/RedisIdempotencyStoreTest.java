@@ -272,6 +272,22 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
         assertTrue(store.isAvailable());
     }
 
+    @Test
+    void redisOutOfMemoryIsAnOutageNotADefect() {
+        try (Jedis jedis = server.client()) {
+            jedis.configSet("maxmemory", "1");
+            jedis.configSet("maxmemory-policy", "noeviction");
+            try {
+                StoreUnavailableException refused = assertThrows(StoreUnavailableException.class,
+                        () -> store.acquire(key("oom"), FINGERPRINT, "owner-1", LONG_LOCK));
+                assertTrue(refused.getMessage().contains("OOM"), refused.getMessage());
+            } finally {
+                jedis.configSet("maxmemory", "0");
+            }
+        }
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("oom"), FINGERPRINT, "owner-1", LONG_LOCK));
+    }
+
     /** Makes the pool open {@code count} connections and keep them idle. */
     private void fillPoolWithConnections(int count) throws Exception {
         CyclicBarrier barrier = new CyclicBarrier(count);

@@ -1,0 +1,107 @@
+package io.idemkey.it;
+
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.net.URL;
+import java.net.http.HttpResponse;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Asynchronous resources ({@code CompletionStage}, {@code AsyncResponse}) and {@code StreamingOutput}
+ * responses: recorded and replayed like synchronous ones; an unmapped failure releases the key; a
+ * response too large to record is delivered whole and its key released.
+ */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class AsyncIT {
+
+    @Deployment
+    static WebArchive deployment() {
+        return Deployments.guardedApp("async", Map.of());
+    }
+
+    @ArquillianResource
+    URL base;
+
+    Http http;
+
+    @BeforeEach
+    void client() {
+        http = new Http(base);
+    }
+
+    @Test
+    void completionStageResultIsRecordedAndReplayed() {
+        assertRecordedAndReplayed("async/stage", 201);
+    }
+
+    @Test
+    void asyncResponseResumedWithAResultIsRecordedAndReplayed() {
+        assertRecordedAndReplayed("async/suspended", 201);
+    }
+
+    @Test
+    void completionStageFailingWithAnUnmappedExceptionReleasesTheKey() {
+        assertReleased("async/stage-fails");
+    }
+
+    @Test
+    void asyncResponseResumedWithAnUnmappedExceptionReleasesTheKey() {
+        assertReleased("async/suspended-fails");
+    }
+
+    @Test
+    void streamingOutputIsRecordedAndReplayedByteForByte() {
+        assertRecordedAndReplayed("async/stream?kib=64", 200);
+    }
+
+    @Test
+    void responseLargerThanTheStoredLimitButCompressibleIsStoredCompressedAndReplayed() {
+        // 2 MiB of repeated letters: above idempotency.max-response-bytes (1 MiB) raw, far below compressed
+        HttpResponse<String> first = assertRecordedAndReplayed("async/stream?kib=2048", 200);
+        assertTrue(first.body().length() > 2 * 1024 * 1024);
+    }
+
+    @Test
+    void responseTooLargeToRecordIsDeliveredWholeAndItsKeyReleased() {
+        String key = Http.newKey();
+        HttpResponse<String> first = http.post("async/stream?kib=5120", key);
+        HttpResponse<String> retry = http.post("async/stream?kib=5120", key);
+        assertEquals(200, first.statusCode());
+        assertTrue(first.body().length() > 5 * 1024 * 1024 && first.body().endsWith("\"}"), "delivered whole");
+        assertEquals(200, retry.statusCode());
+        assertFalse(retry.headers().firstValue("Idempotent-Replayed").isPresent(), "not recorded: it ran again");
+        assertEquals(2, http.executions(key));
+    }
+
+    private HttpResponse<String> assertRecordedAndReplayed(String path, int status) {
+        String key = Http.newKey();
+        HttpResponse<String> first = http.post(path, key);
+        HttpResponse<String> retry = http.post(path, key);
+        assertEquals(status, first.statusCode(), first.body());
+        assertEquals(status, retry.statusCode());
+        assertEquals(first.body(), retry.body());
+        assertEquals(first.headers().firstValue("Content-Type"), retry.headers().firstValue("Content-Type"));
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(1, http.executions(key));
+        return first;
+    }
+
+    private void assertReleased(String path) {
+        String key = Http.newKey();
+        assertEquals(500, http.post(path, key).statusCode());
+        assertEquals(500, http.post(path, key).statusCode(), "released: the retry runs again");
+        assertEquals(2, http.executions(key));
+    }
+}
