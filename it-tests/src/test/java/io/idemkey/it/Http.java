@@ -66,6 +66,21 @@ public final class Http {
         return Integer.parseInt(get("guarded/executions/" + key).body().trim());
     }
 
+    /** One of Idemkey's counters on this server, such as {@code idempotency.fail.open}. */
+    public long metric(String name) {
+        String body = get("guarded/metrics").body();
+        int at = body.indexOf("\"" + name + "\":");
+        if (at < 0) {
+            throw new IllegalStateException("no metric " + name + " in " + body);
+        }
+        int start = at + name.length() + 3;
+        int end = start;
+        while (end < body.length() && Character.isDigit(body.charAt(end))) {
+            end++;
+        }
+        return Long.parseLong(body.substring(start, end));
+    }
+
     public HttpResponse<String> send(HttpRequest request) {
         try {
             return client.send(request, HttpResponse.BodyHandlers.ofString());

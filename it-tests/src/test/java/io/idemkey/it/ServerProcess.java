@@ -44,9 +44,14 @@ public interface ServerProcess extends AutoCloseable {
      * need Jakarta Security, which the sample does not).
      */
     static ServerProcess startForTests(Kind kind, List<Path> wars) {
+        return startForTests(kind, wars, freePort());
+    }
+
+    /** The same on a given port (a server restarted where it ran before). */
+    static ServerProcess startForTests(Kind kind, List<Path> wars, int port) {
         return switch (kind) {
-            case PAYARA -> PayaraMicroServer.start(wars, freePort(), Map.of());
-            case LIBERTY -> LibertyServer.start(wars, freePort(), Map.of(), List.of("appSecurity-5.0"));
+            case PAYARA -> PayaraMicroServer.start(wars, port, Map.of());
+            case LIBERTY -> LibertyServer.start(wars, port, Map.of(), List.of("appSecurity-5.0"));
         };
     }
 

@@ -3,6 +3,9 @@ package io.idemkey.it.app;
 import io.idemkey.FailureMode;
 import io.idemkey.IdempotencyContext;
 import io.idemkey.IdempotencyKey;
+import io.idemkey.cdi.IdempotencyRuntime;
+import jakarta.json.Json;
+import jakarta.json.JsonObjectBuilder;
 import jakarta.inject.Inject;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
@@ -42,6 +45,9 @@ public class GuardedResource {
 
     @Context
     HttpHeaders headers;
+
+    @Inject
+    IdempotencyRuntime runtime;
 
     @POST
     @Path("/echo")
@@ -185,6 +191,15 @@ public class GuardedResource {
         int execution = executions.record(caller + ":" + key());
         return Response.ok("{\"caller\":\"" + caller + "\",\"execution\":" + execution + ",\"id\":\""
                 + UUID.randomUUID() + "\"}").build();
+    }
+
+    /** Idemkey's counters on this server. */
+    @GET
+    @Path("/metrics")
+    public String metrics() {
+        JsonObjectBuilder counters = Json.createObjectBuilder();
+        runtime.engine().metrics().snapshot().forEach(counters::add);
+        return counters.build().toString();
     }
 
     @GET
