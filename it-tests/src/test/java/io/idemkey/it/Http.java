@@ -12,6 +12,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.UUID;
 
 /** A small HTTP client for the tests: real requests over loopback. */
@@ -92,26 +93,41 @@ public final class Http {
         }
     }
 
+    /** An answer to {@link #raw}: the status, the head as text, the body. */
+    public record RawResponse(int status, String head, String body) {
+        public boolean isProblem() {
+            return head.toLowerCase(Locale.ROOT).contains("content-type: application/problem+json");
+        }
+    }
+
     /**
      * Sends raw bytes on a fresh connection (for header values a well-behaved client refuses to
-     * send) and returns the status code of the answer.
+     * send; {@code {path}} in the head is the application's base path) and reads the answer until
+     * the server closes the connection (send {@code Connection: close}).
      */
-    public int rawStatus(String requestHead, byte[] body) {
+    public RawResponse raw(String requestHead, byte[] body) {
         try (Socket socket = new Socket(base.getHost(), base.getPort())) {
             socket.setSoTimeout(30_000);
             OutputStream out = socket.getOutputStream();
             out.write(requestHead.replace("{path}", base.getPath()).getBytes(StandardCharsets.ISO_8859_1));
-            out.write(body);
-            out.flush();
-            InputStream in = socket.getInputStream();
-            StringBuilder statusLine = new StringBuilder();
-            for (int c = in.read(); c != -1 && c != '\n'; c = in.read()) {
-                statusLine.append((char) c);
+            try {
+                out.write(body);
+                out.flush();
+            } catch (IOException refusedEarly) {
+                // the server may answer and close before it read the whole body
             }
-            String[] parts = statusLine.toString().split(" ");
-            return Integer.parseInt(parts[1]);
+            InputStream in = socket.getInputStream();
+            String answer = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+            int headEnd = answer.indexOf("\r\n\r\n");
+            String head = headEnd < 0 ? answer : answer.substring(0, headEnd);
+            String bodyText = headEnd < 0 ? "" : answer.substring(headEnd + 4);
+            return new RawResponse(Integer.parseInt(head.split(" ")[1]), head, bodyText);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    public int rawStatus(String requestHead, byte[] body) {
+        return raw(requestHead, body).status();
     }
 }
