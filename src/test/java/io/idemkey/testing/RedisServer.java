@@ -2,6 +2,7 @@ package io.idemkey.testing;
 
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -135,6 +136,8 @@ public final class RedisServer implements AutoCloseable {
                 }
             } catch (JedisConnectionException notYet) {
                 pause();
+            } catch (JedisDataException answered) {
+                return; // NOAUTH and the like: the server is up, it wants credentials
             }
         }
         throw new IllegalStateException("redis-server did not answer on port " + port + " within 10 s");
