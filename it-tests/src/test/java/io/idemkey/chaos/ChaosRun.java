@@ -278,7 +278,9 @@ public final class ChaosRun {
             for (int n = 1; n <= options.keys(); n++) {
                 List<Outcome> got = new ArrayList<>(outcomes.getOrDefault(n, List.of()));
                 for (Outcome outcome : got) {
-                    String label = outcome.error() != null ? "connection lost" : Integer.toString(outcome.status());
+                    String label = outcome.error() != null ? "connection lost"
+                            : outcome.status() == 404 ? "404 (server restarting, application not deployed yet)"
+                            : Integer.toString(outcome.status());
                     answers.merge(label, 1, Integer::sum);
                     if (outcome.status() >= 500 && !outcome.storeUnavailable()) {
                         unexpected5xx++;
