@@ -71,6 +71,7 @@ public class IdempotencyRuntime {
                 .unavailableRetryAfter(settings.unavailableRetryAfter())
                 .conflictRetryAfterMax(settings.conflictRetryAfterMax())
                 .maxStoredResponseBytes(settings.maxResponseBytes())
+                .replayCacheBytes(settings.replayCacheBytes())
                 .build();
         fingerprint = new Fingerprint();
         LOG.info(() -> "Idemkey started: " + settings);

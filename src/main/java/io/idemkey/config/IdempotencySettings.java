@@ -38,12 +38,13 @@ import javax.net.ssl.TrustManagerFactory;
  * @param unavailableRetryAfter the Retry-After of a 503
  * @param conflictRetryAfterMax the largest Retry-After of a 409
  * @param memoryMaxRecords      the bound of the in-memory store
+ * @param replayCacheBytes      the body bytes of completed records kept in memory for replays (0: off)
  */
 public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, String keyPrefix, String header,
                                   String replayedHeader, int maxKeyLength, boolean failOpen, Set<String> methods,
                                   Scope scope, int maxRequestBytes, int maxResponseBytes, Set<String> replayHeaders,
                                   Duration unavailableRetryAfter, Duration conflictRetryAfterMax,
-                                  int memoryMaxRecords) {
+                                  int memoryMaxRecords, long replayCacheBytes) {
 
     /** Property names, in one place. */
     public static final String STORE = "idempotency.store";
@@ -72,6 +73,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Stri
     public static final String UNAVAILABLE_RETRY_AFTER = "idempotency.unavailable-retry-after-seconds";
     public static final String CONFLICT_RETRY_AFTER_MAX = "idempotency.conflict-retry-after-max-seconds";
     public static final String MEMORY_MAX_RECORDS = "idempotency.memory.max-records";
+    public static final String REPLAY_CACHE_BYTES = "idempotency.replay-cache-bytes";
 
     /** Where records live. */
     public enum StoreKind { REDIS, MEMORY }
@@ -136,7 +138,8 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Stri
                 Set.copyOf(replayHeaders),
                 Duration.ofSeconds(integer(config, UNAVAILABLE_RETRY_AFTER, 1, 1, 3600)),
                 Duration.ofSeconds(integer(config, CONFLICT_RETRY_AFTER_MAX, 5, 1, 3600)),
-                integer(config, MEMORY_MAX_RECORDS, 100_000, 1, 100_000_000));
+                integer(config, MEMORY_MAX_RECORDS, 100_000, 1, 100_000_000),
+                integer(config, REPLAY_CACHE_BYTES, 16 << 20, 0, Integer.MAX_VALUE));
     }
 
     private enum Mode { CLOSED, OPEN }

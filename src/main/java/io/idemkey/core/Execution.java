@@ -35,6 +35,8 @@ public final class Execution {
     private final String recordKey;
     private final String ownerToken;
     private final String key;
+    private final byte[] fingerprint;
+    private final ReplayCache replayCache;
     private final String endpoint;
     private final IdempotencyPolicy policy;
 
@@ -44,8 +46,8 @@ public final class Execution {
     private volatile boolean retryable;
     private volatile Scheduler.Task renewal = () -> { };
 
-    Execution(IdempotencyEngine engine, String recordKey, String ownerToken, String key, String endpoint,
-              IdempotencyPolicy policy, Instant acquiredAt) {
+    Execution(IdempotencyEngine engine, String recordKey, String ownerToken, String key, byte[] fingerprint,
+              String endpoint, IdempotencyPolicy policy, Instant acquiredAt) {
         this.store = engine.store();
         this.scheduler = engine.scheduler();
         this.clock = engine.clock();
@@ -54,6 +56,8 @@ public final class Execution {
         this.recordKey = recordKey;
         this.ownerToken = ownerToken;
         this.key = key;
+        this.fingerprint = fingerprint;
+        this.replayCache = engine.replayCache();
         this.endpoint = endpoint;
         this.policy = policy;
         this.leaseExpiresAt = acquiredAt.plus(policy.lockTtl());
@@ -118,7 +122,14 @@ public final class Execution {
             return;
         }
         if (begin("complete")) {
-            finish("complete", Event.COMPLETED, () -> store.complete(recordKey, ownerToken, encoded, policy.ttl()));
+            Instant expiresNoLaterThan = clock.instant().plus(policy.ttl());
+            finish("complete", Event.COMPLETED, () -> {
+                boolean completed = store.complete(recordKey, ownerToken, encoded, policy.ttl());
+                if (completed) {
+                    replayCache.put(recordKey, fingerprint, response, expiresNoLaterThan);
+                }
+                return completed;
+            });
         }
     }
 

@@ -35,6 +35,7 @@ public final class IdempotencyEngine {
     private final Duration unavailableRetryAfter;
     private final Duration conflictRetryAfterMax;
     private final int maxStoredResponseBytes;
+    private final ReplayCache replayCache;
 
     private IdempotencyEngine(Builder builder) {
         this.store = Objects.requireNonNull(builder.store, "store");
@@ -45,6 +46,7 @@ public final class IdempotencyEngine {
         this.unavailableRetryAfter = builder.unavailableRetryAfter;
         this.conflictRetryAfterMax = builder.conflictRetryAfterMax;
         this.maxStoredResponseBytes = builder.maxStoredResponseBytes;
+        this.replayCache = new ReplayCache(builder.replayCacheBytes);
     }
 
     public static Builder builder(IdempotencyStore store, Scheduler scheduler) {
@@ -52,8 +54,8 @@ public final class IdempotencyEngine {
     }
 
     /**
-     * Decides what to do with a request: one store round trip (more only while waiting for an
-     * in-flight request, when the policy allows a wait).
+     * Decides what to do with a request: one store round trip (none for a replay this instance has
+     * seen before; more only while waiting for an in-flight request, when the policy allows a wait).
      *
      * @param recordKey   the namespaced record key ({@link RecordKey})
      * @param key         the client's key, for logs and the application
@@ -62,6 +64,10 @@ public final class IdempotencyEngine {
      * @param endpoint    a label for logs, such as {@code POST /orders}
      */
     public Decision begin(String recordKey, String key, byte[] fingerprint, IdempotencyPolicy policy, String endpoint) {
+        ReplayCache.Hit cached = replayCache.get(recordKey, fingerprint, clock.instant());
+        if (cached != null) {
+            return cached.sameRequest() ? replay(cached.response(), endpoint, key, true) : mismatch(endpoint, key);
+        }
         Instant waitUntil = clock.instant().plus(policy.inFlightWait());
         Duration poll = FIRST_POLL;
         while (true) {
@@ -76,7 +82,7 @@ public final class IdempotencyEngine {
                 return storeBroken(e, endpoint, key);
             }
             if (result instanceof AcquireResult.Acquired) {
-                Execution execution = new Execution(this, recordKey, ownerToken, key, endpoint, policy, attemptAt);
+                Execution execution = new Execution(this, recordKey, ownerToken, key, fingerprint, endpoint, policy, attemptAt);
                 execution.startRenewing();
                 metrics.count(Event.ACQUIRED);
                 log(Level.FINE, "acquired", endpoint, key, "");
@@ -89,14 +95,11 @@ public final class IdempotencyEngine {
                 } catch (IllegalArgumentException e) {
                     return storeBroken(e, endpoint, key);
                 }
-                metrics.count(Event.REPLAYED);
-                log(Level.FINE, "replayed", endpoint, key, "status=" + response.status());
-                return new Decision.Replay(response);
+                replayCache.put(recordKey, fingerprint, response, attemptAt.plus(completed.remainingTtl()));
+                return replay(response, endpoint, key, false);
             }
             if (result instanceof AcquireResult.Mismatch) {
-                metrics.count(Event.MISMATCH);
-                log(Level.FINE, "mismatch", endpoint, key, "");
-                return new Decision.Mismatch();
+                return mismatch(endpoint, key);
             }
             AcquireResult.InProgress inProgress = (AcquireResult.InProgress) result;
             Duration waitLeft = Duration.between(clock.instant(), waitUntil);
@@ -108,6 +111,18 @@ public final class IdempotencyEngine {
             log(Level.FINE, "conflict", endpoint, key, "");
             return new Decision.Conflict(conflictRetryAfter(inProgress.remainingLease()));
         }
+    }
+
+    private Decision replay(StoredResponse response, String endpoint, String key, boolean cached) {
+        metrics.count(Event.REPLAYED);
+        log(Level.FINE, "replayed", endpoint, key, "status=" + response.status() + " cached=" + cached);
+        return new Decision.Replay(response);
+    }
+
+    private Decision mismatch(String endpoint, String key) {
+        metrics.count(Event.MISMATCH);
+        log(Level.FINE, "mismatch", endpoint, key, "");
+        return new Decision.Mismatch();
     }
 
     /** 96 random bits: unique among the owners a key ever has, and small in every record. */
@@ -175,6 +190,10 @@ public final class IdempotencyEngine {
         return maxStoredResponseBytes;
     }
 
+    ReplayCache replayCache() {
+        return replayCache;
+    }
+
     public IdempotencyMetrics metrics() {
         return metrics;
     }
@@ -203,6 +222,7 @@ public final class IdempotencyEngine {
         private Duration unavailableRetryAfter = Duration.ofSeconds(1);
         private Duration conflictRetryAfterMax = Duration.ofSeconds(5);
         private int maxStoredResponseBytes = 1 << 20;
+        private long replayCacheBytes = 16L << 20;
 
         private Builder(IdempotencyStore store, Scheduler scheduler) {
             this.store = store;
@@ -239,6 +259,15 @@ public final class IdempotencyEngine {
         /** The largest response record kept, in its stored (compressed) form (default 1 MiB). */
         public Builder maxStoredResponseBytes(int bytes) {
             this.maxStoredResponseBytes = bytes;
+            return this;
+        }
+
+        /**
+         * The body bytes of completed records kept in memory, so that replays cost no round trip
+         * (default 16 MiB; 0 turns the cache off).
+         */
+        public Builder replayCacheBytes(long bytes) {
+            this.replayCacheBytes = bytes;
             return this;
         }
 

@@ -15,11 +15,13 @@ public sealed interface AcquireResult {
     /**
      * A record with the same fingerprint is completed; its response is to be replayed.
      *
-     * @param response the response exactly as it was passed to {@link IdempotencyStore#complete}
+     * @param response     the response exactly as it was passed to {@link IdempotencyStore#complete}
+     * @param remainingTtl how long the record has left (the engine may keep a copy no longer than that)
      */
-    record Completed(byte[] response) implements AcquireResult {
+    record Completed(byte[] response, Duration remainingTtl) implements AcquireResult {
         public Completed {
             Objects.requireNonNull(response, "response");
+            Objects.requireNonNull(remainingTtl, "remainingTtl");
         }
     }
 

@@ -165,8 +165,46 @@ class IdempotencyEngineTest {
         assertEquals(CREATED.headers(), replay.headers());
         assertArrayEquals(CREATED.body(), replay.body());
         assertEquals(1, metrics.get(Event.REPLAYED));
-        assertEquals(2, store.acquires.get());
+        assertEquals(1, store.acquires.get(), "replayed from this instance's cache: no round trip");
         assertEquals(1, store.completes.get(), "a replay writes nothing");
+    }
+
+    @Test
+    void replayOfARecordCompletedElsewhereCostsOneRoundTripThenNone() {
+        IdempotencyEngine elsewhere = engineBuilder(store, scheduler, new IdempotencyMetrics()).build();
+        proceed(elsewhere).complete(CREATED);
+        int before = store.acquires.get();
+        assertEquals(CREATED, replayed());
+        assertEquals(before + 1, store.acquires.get(), "the first replay here asks the store");
+        assertEquals(CREATED, replayed());
+        assertEquals(before + 1, store.acquires.get(), "the next ones come from the cache");
+        assertInstanceOf(Decision.Mismatch.class, begin(engine, OTHER_FINGERPRINT, POLICY));
+        assertEquals(before + 1, store.acquires.get(), "so does a mismatch: a completed record never changes");
+    }
+
+    @Test
+    void cachedReplayNeverOutlivesItsRecord() {
+        proceed().complete(CREATED);
+        scheduler.advance(Duration.ofHours(24));
+        assertInstanceOf(Decision.Proceed.class, begin(), "the record and its cached copy expired together");
+    }
+
+    @Test
+    void cachedReplaysAreKeptPerScope() {
+        proceed().complete(CREATED);
+        String bobs = RecordKey.of("idempotency:", "bob", KEY);
+        assertInstanceOf(Decision.Proceed.class, engine.begin(bobs, KEY, FINGERPRINT, POLICY, ENDPOINT),
+                "bob's key is his own, cache or not");
+    }
+
+    @Test
+    void withoutACacheEveryReplayAsksTheStore() {
+        IdempotencyEngine uncached = engineBuilder(store, scheduler, metrics).replayCacheBytes(0).build();
+        proceed(uncached).complete(CREATED);
+        int before = store.acquires.get();
+        begin(uncached, FINGERPRINT, POLICY);
+        begin(uncached, FINGERPRINT, POLICY);
+        assertEquals(before + 2, store.acquires.get());
     }
 
     @Test

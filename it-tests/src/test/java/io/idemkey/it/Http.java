@@ -13,6 +13,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.UUID;
 
 /** A small HTTP client for the tests: real requests over loopback. */
@@ -102,8 +104,7 @@ public final class Http {
 
     /**
      * Sends raw bytes on a fresh connection (for header values a well-behaved client refuses to
-     * send; {@code {path}} in the head is the application's base path) and reads the answer until
-     * the server closes the connection (send {@code Connection: close}).
+     * send; {@code {path}} in the head is the application's base path) and reads the answer.
      */
     public RawResponse raw(String requestHead, byte[] body) {
         try (Socket socket = new Socket(base.getHost(), base.getPort())) {
@@ -117,10 +118,19 @@ public final class Http {
                 // the server may answer and close before it read the whole body
             }
             InputStream in = socket.getInputStream();
-            String answer = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
-            int headEnd = answer.indexOf("\r\n\r\n");
-            String head = headEnd < 0 ? answer : answer.substring(0, headEnd);
-            String bodyText = headEnd < 0 ? "" : answer.substring(headEnd + 4);
+            StringBuilder headText = new StringBuilder();
+            while (!headText.toString().endsWith("\r\n\r\n")) {
+                int c = in.read();
+                if (c == -1) {
+                    break;
+                }
+                headText.append((char) c);
+            }
+            String head = headText.toString().trim();
+            Matcher length = Pattern.compile("(?im)^content-length:\\s*(\\d+)").matcher(head);
+            // read the declared body (the server may keep the connection open), else until it closes
+            byte[] bodyBytes = length.find() ? in.readNBytes(Integer.parseInt(length.group(1))) : in.readAllBytes();
+            String bodyText = new String(bodyBytes, StandardCharsets.ISO_8859_1);
             return new RawResponse(Integer.parseInt(head.split(" ")[1]), head, bodyText);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -1,5 +1,6 @@
 package io.idemkey.it;
 
+import io.idemkey.testing.RedisMonitor;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -84,7 +85,11 @@ class TwoServersIT {
             Http first = i % 2 == 0 ? p : l;
             Http other = i % 2 == 0 ? l : p;
             HttpResponse<String> original = first.postJson("guarded/echo", key, "{\"n\":" + i + "}");
-            HttpResponse<String> replay = other.postJson("guarded/echo", key, "{ \"n\" : " + i + " }");
+            HttpResponse<String> replay;
+            try (RedisMonitor monitor = RedisMonitor.start(TestRedis.get())) {
+                replay = other.postJson("guarded/echo", key, "{ \"n\" : " + i + " }");
+                assertEquals(List.of("evalsha"), monitor.takeClientCommands(), "a replay costs one round trip");
+            }
             assertEquals(201, original.statusCode());
             assertEquals(201, replay.statusCode());
             assertEquals(original.body(), replay.body());

@@ -75,7 +75,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             if (!Arrays.equals(existing.fingerprint(), fingerprint)) {
                 result[0] = AcquireResult.MISMATCH;
             } else if (existing.completed()) {
-                result[0] = new AcquireResult.Completed(existing.response().clone());
+                result[0] = new AcquireResult.Completed(existing.response().clone(),
+                        Duration.between(now, existing.expiresAt()));
             } else {
                 result[0] = new AcquireResult.InProgress(Duration.between(now, existing.expiresAt()));
             }

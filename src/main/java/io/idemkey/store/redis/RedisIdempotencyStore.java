@@ -72,7 +72,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         if (Arrays.equals(outcome, IN_PROGRESS)) {
             return new AcquireResult.InProgress(Duration.ofMillis(Math.max(0, (Long) reply.get(1))));
         }
-        return new AcquireResult.Completed((byte[]) reply.get(1));
+        return new AcquireResult.Completed((byte[]) reply.get(1), Duration.ofMillis(Math.max(0, (Long) reply.get(2))));
     }
 
     @Override

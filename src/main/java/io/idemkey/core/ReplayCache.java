@@ -1,0 +1,71 @@
+package io.idemkey.core;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Completed records this instance has seen, kept in memory so that a replay costs no round trip.
+ * Safe because a completed record never changes: an entry never outlives its record (it expires
+ * no later than the record does in the store) and is keyed by the full record key, so it never
+ * crosses scopes. Bounded in entries' body bytes; past the bound, arbitrary entries make room.
+ * Thread-safe.
+ */
+final class ReplayCache {
+
+    private record Entry(byte[] fingerprint, StoredResponse response, Instant expiresAt) {
+    }
+
+    private final long maxBytes;
+    private final int maxEntryBytes;
+    private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+    private final AtomicLong bytes = new AtomicLong();
+
+    /**
+     * @param maxBytes the bound of the body bytes held (0 disables the cache)
+     */
+    ReplayCache(long maxBytes) {
+        this.maxBytes = maxBytes;
+        this.maxEntryBytes = (int) Math.min(Integer.MAX_VALUE, Math.max(0, maxBytes / 64));
+    }
+
+    /** What the cache knows of this record now: null (ask the store), or its response and fingerprint. */
+    Hit get(String recordKey, byte[] fingerprint, Instant now) {
+        Entry entry = entries.get(recordKey);
+        if (entry == null) {
+            return null;
+        }
+        if (!entry.expiresAt().isAfter(now)) {
+            remove(recordKey, entry);
+            return null;
+        }
+        return new Hit(Arrays.equals(entry.fingerprint(), fingerprint), entry.response());
+    }
+
+    /** The outcome of a lookup: the same request (replay it) or another one (422). */
+    record Hit(boolean sameRequest, StoredResponse response) {
+    }
+
+    void put(String recordKey, byte[] fingerprint, StoredResponse response, Instant expiresAt) {
+        int size = response.bodyLength() + 256;
+        if (maxBytes == 0 || size > maxEntryBytes) {
+            return;
+        }
+        Entry replaced = entries.put(recordKey, new Entry(fingerprint.clone(), response, expiresAt));
+        bytes.addAndGet(size - (replaced == null ? 0 : replaced.response().bodyLength() + 256L));
+        Iterator<Map.Entry<String, Entry>> evictable = entries.entrySet().iterator();
+        while (bytes.get() > maxBytes && evictable.hasNext()) {
+            Map.Entry<String, Entry> victim = evictable.next();
+            remove(victim.getKey(), victim.getValue());
+        }
+    }
+
+    private void remove(String recordKey, Entry entry) {
+        if (entries.remove(recordKey, entry)) {
+            bytes.addAndGet(-(entry.response().bodyLength() + 256L));
+        }
+    }
+}

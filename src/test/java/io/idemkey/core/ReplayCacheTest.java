@@ -1,0 +1,60 @@
+package io.idemkey.core;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ReplayCacheTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-22T00:00:00Z");
+    private static final byte[] FINGERPRINT = {1, 2, 3};
+
+    private static StoredResponse body(int bytes) {
+        return new StoredResponse(200, List.of(), new byte[bytes]);
+    }
+
+    @Test
+    void holdsNoMoreBodyBytesThanItsBound() {
+        ReplayCache cache = new ReplayCache(64 * 1024);
+        for (int i = 0; i < 1000; i++) {
+            cache.put("k" + i, FINGERPRINT, body(500), NOW.plusSeconds(60));
+        }
+        int held = 0;
+        for (int i = 0; i < 1000; i++) {
+            held += cache.get("k" + i, FINGERPRINT, NOW) == null ? 0 : 1;
+        }
+        assertTrue(held > 0 && held * (500 + 256) <= 64 * 1024, "held " + held);
+    }
+
+    @Test
+    void anEntryExpiresWithItsRecord() {
+        ReplayCache cache = new ReplayCache(1 << 20);
+        cache.put("k", FINGERPRINT, body(10), NOW.plusSeconds(60));
+        assertNotNull(cache.get("k", FINGERPRINT, NOW.plusSeconds(59)));
+        assertNull(cache.get("k", FINGERPRINT, NOW.plusSeconds(60)));
+    }
+
+    @Test
+    void tellsAnotherRequestFromTheSame() {
+        ReplayCache cache = new ReplayCache(1 << 20);
+        cache.put("k", FINGERPRINT, body(10), NOW.plusSeconds(60));
+        assertTrue(cache.get("k", FINGERPRINT, NOW).sameRequest());
+        assertFalse(cache.get("k", new byte[]{9}, NOW).sameRequest());
+    }
+
+    @Test
+    void largeResponsesAndADisabledCacheHoldNothing() {
+        ReplayCache small = new ReplayCache(64 * 1024);
+        small.put("big", FINGERPRINT, body(2048), NOW.plusSeconds(60));
+        assertNull(small.get("big", FINGERPRINT, NOW), "more than 1/64 of the bound is not cached");
+        ReplayCache off = new ReplayCache(0);
+        off.put("k", FINGERPRINT, body(10), NOW.plusSeconds(60));
+        assertNull(off.get("k", FINGERPRINT, NOW));
+    }
+}
