@@ -41,6 +41,7 @@ public class IdempotencyExtension implements Extension {
             validation.addDeploymentProblem(e);
             return;
         }
+
         PolicyResolver policies = new PolicyResolver(config, settings);
         for (Class<?> type : guardedTypes) {
             for (Method method : type.getMethods()) {

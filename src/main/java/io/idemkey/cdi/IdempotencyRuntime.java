@@ -1,6 +1,7 @@
 package io.idemkey.cdi;
 
 import io.idemkey.config.ConfigLookup;
+import io.idemkey.config.ConfigurationException;
 import io.idemkey.config.IdempotencySettings;
 import io.idemkey.config.PolicyResolver;
 import io.idemkey.core.ExecutorScheduler;
@@ -15,6 +16,8 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.spi.CDI;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -46,6 +49,7 @@ public class IdempotencyRuntime {
 
     @Inject
     IdempotencyExtension extension;
+
 
     private IdempotencySettings settings;
     private PolicyResolver policies;
@@ -90,7 +94,7 @@ public class IdempotencyRuntime {
         if (privateScheduler != null) {
             privateScheduler.shutdownNow();
         }
-        if (store != null) {
+        if (store != null && settings.store() != IdempotencySettings.StoreKind.CUSTOM) { // the application's bean is CDI's to close
             try {
                 store.close();
             } catch (RuntimeException e) {
@@ -135,7 +139,19 @@ public class IdempotencyRuntime {
         return name -> config.getOptionalValue(name, String.class).filter(v -> !v.isBlank());
     }
 
-    private static IdempotencyStore openStore(IdempotencySettings settings) {
+    private IdempotencyStore openStore(IdempotencySettings settings) {
+        if (settings.store() == IdempotencySettings.StoreKind.CUSTOM) {
+            // Looked up from the application's side: a library archive may not see the application's beans.
+            Instance<IdempotencyStore> custom = CDI.current().select(IdempotencyStore.class);
+            if (!custom.isResolvable()) {
+                throw new ConfigurationException(IdempotencySettings.STORE, "is custom, but the application has "
+                        + (custom.isAmbiguous() ? "more than one CDI bean" : "no CDI bean") + " implementing "
+                        + IdempotencyStore.class.getName());
+            }
+            IdempotencyStore store = custom.get();
+            LOG.info(() -> "Idemkey uses the application's store " + store);
+            return store;
+        }
         if (settings.store() == IdempotencySettings.StoreKind.MEMORY) {
             LOG.warning("Idemkey uses the in-memory store (idempotency.store=memory): keys are not shared with"
                     + " other instances and are lost on restart");

@@ -75,8 +75,8 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Stri
     public static final String MEMORY_MAX_RECORDS = "idempotency.memory.max-records";
     public static final String REPLAY_CACHE_BYTES = "idempotency.replay-cache-bytes";
 
-    /** Where records live. */
-    public enum StoreKind { REDIS, MEMORY }
+    /** Where records live: Redis, this JVM's memory, or the application's own {@code IdempotencyStore} CDI bean. */
+    public enum StoreKind { REDIS, MEMORY, CUSTOM }
 
     /** The headers that describe the entity and are always recorded. */
     public static final List<String> ENTITY_HEADERS =

@@ -2,16 +2,17 @@ package io.idemkey.core;
 
 import java.time.Instant;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Completed records this instance has seen, kept in memory so that a replay costs no round trip.
  * Safe because a completed record never changes: an entry never outlives its record (it expires
  * no later than the record does in the store) and is keyed by the full record key, so it never
- * crosses scopes. Bounded in entries' body bytes; past the bound, arbitrary entries make room.
+ * crosses scopes. Bounded in entries' body bytes; past the bound, the oldest entries make room.
  * Thread-safe.
  */
 final class ReplayCache {
@@ -22,6 +23,7 @@ final class ReplayCache {
     private final long maxBytes;
     private final int maxEntryBytes;
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+    private final Queue<String> insertionOrder = new ConcurrentLinkedQueue<>();
     private final AtomicLong bytes = new AtomicLong();
 
     /**
@@ -39,8 +41,7 @@ final class ReplayCache {
             return null;
         }
         if (!entry.expiresAt().isAfter(now)) {
-            remove(recordKey, entry);
-            return null;
+            return null; // left for the eviction order to remove: each key is queued once while it is held
         }
         return new Hit(Arrays.equals(entry.fingerprint(), fingerprint), entry.response());
     }
@@ -55,11 +56,21 @@ final class ReplayCache {
             return;
         }
         Entry replaced = entries.put(recordKey, new Entry(fingerprint.clone(), response, expiresAt));
-        bytes.addAndGet(size - (replaced == null ? 0 : replaced.response().bodyLength() + 256L));
-        Iterator<Map.Entry<String, Entry>> evictable = entries.entrySet().iterator();
-        while (bytes.get() > maxBytes && evictable.hasNext()) {
-            Map.Entry<String, Entry> victim = evictable.next();
-            remove(victim.getKey(), victim.getValue());
+        if (replaced == null) {
+            insertionOrder.add(recordKey);
+            bytes.addAndGet(size);
+        } else {
+            bytes.addAndGet(size - (replaced.response().bodyLength() + 256L));
+        }
+        while (bytes.get() > maxBytes) {
+            String oldest = insertionOrder.poll();
+            if (oldest == null) {
+                break;
+            }
+            Entry victim = entries.get(oldest);
+            if (victim != null) {
+                remove(oldest, victim);
+            }
         }
     }
 

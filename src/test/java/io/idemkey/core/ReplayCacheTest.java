@@ -33,6 +33,16 @@ class ReplayCacheTest {
     }
 
     @Test
+    void theOldestEntriesMakeRoomNeverTheNewest() {
+        ReplayCache cache = new ReplayCache(64 * 1024);
+        for (int i = 0; i < 100_000; i++) {
+            cache.put("k" + i, FINGERPRINT, body(100), NOW.plusSeconds(60));
+            assertNotNull(cache.get("k" + i, FINGERPRINT, NOW), "the entry just put, at " + i);
+        }
+        assertNull(cache.get("k0", FINGERPRINT, NOW));
+    }
+
+    @Test
     void anEntryExpiresWithItsRecord() {
         ReplayCache cache = new ReplayCache(1 << 20);
         cache.put("k", FINGERPRINT, body(10), NOW.plusSeconds(60));

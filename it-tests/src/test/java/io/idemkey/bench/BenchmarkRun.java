@@ -1,0 +1,271 @@
+package io.idemkey.bench;
+
+import io.idemkey.it.Deployments;
+import io.idemkey.it.ServerProcess;
+import io.idemkey.testing.RedisMonitor;
+import io.idemkey.testing.RedisServer;
+import org.jboss.shrinkwrap.api.exporter.ZipExporter;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import redis.clients.jedis.Jedis;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * What idempotency costs, side by side, in one run (README, "Performance"): the no-op endpoint bare,
+ * guarded with a unique key per request, replayed, and guarded by the seeds' check-then-lock
+ * pattern; Redis round trips per request; Redis memory per record; fingerprint cost (JMH); errors
+ * at 256 connections. Payara Micro and a private Redis on this machine, the JDK's HttpClient as the
+ * load generator on loopback. Every figure is the median of {@code bench.repeats} runs.
+ */
+public final class BenchmarkRun {
+
+    private static final int REPEATS = Integer.getInteger("bench.repeats", 3);
+    private static final Duration WARM_UP = Duration.ofSeconds(Integer.getInteger("bench.warmup-seconds", 2));
+    private static final Duration MEASURED = Duration.ofSeconds(Integer.getInteger("bench.seconds", 8));
+    private static final String BODY = "{\"amount\":1999,\"currency\":\"EUR\",\"clientTimestamp\":\"2026-11-22T10:15:30Z\"}";
+
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final LoadGenerator load = new LoadGenerator(client);
+    private final String run = UUID.randomUUID().toString().substring(0, 8);
+    private final AtomicInteger keys = new AtomicInteger();
+
+    private URI idemkey;
+    private URI seeds;
+    private URI uncached;
+
+    public static void main(String[] args) throws Exception {
+        new BenchmarkRun().execute();
+        System.exit(0);
+    }
+
+    private void execute() throws Exception {
+        System.out.println("Idemkey benchmark: Payara Micro + a private redis-server, "
+                + Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version"));
+        Map<String, String> table = new LinkedHashMap<>();
+        try (RedisServer redis = RedisServer.start()) {
+            Path directory = Files.createTempDirectory("idemkey-bench");
+            List<Path> wars = List.of(
+                    war(directory, "bench", Map.of("idempotency.redis.url", redis.url())),
+                    war(directory, "bench-seeds", Map.of("idempotency.redis.url", redis.url(), "idempotency.store", "custom")),
+                    war(directory, "bench-uncached", Map.of("idempotency.redis.url", redis.url(),
+                            "idempotency.replay-cache-bytes", "0")));
+            try (ServerProcess server = ServerProcess.startForTests(ServerProcess.Kind.PAYARA, wars)) {
+                idemkey = server.uri("bench");
+                seeds = server.uri("bench-seeds");
+                uncached = server.uri("bench-uncached");
+                warmUp();
+                throughputAndLatency(table);
+                roundTrips(redis, table);
+                memory(redis, table);
+                errorsAt256(table);
+            }
+        }
+        fingerprints(table);
+        print(table);
+    }
+
+    private void warmUp() throws Exception {
+        System.out.println("warming up (JIT, pools) ...");
+        for (URI base : List.of(idemkey, seeds)) {
+            load.run(base.resolve("bench/bare"), BODY, 16, Duration.ZERO, Duration.ofSeconds(5), null);
+            load.run(base.resolve("bench/guarded"), BODY, 16, Duration.ZERO, Duration.ofSeconds(5), this::uniqueKey);
+        }
+    }
+
+    private final Map<String, List<LoadGenerator.Result>> results = new LinkedHashMap<>();
+
+    private void throughputAndLatency(Map<String, String> table) throws Exception {
+        List<String> replayKeys = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            String key = uniqueKey();
+            post(idemkey.resolve("bench/guarded"), key);
+            replayKeys.add(key);
+        }
+        AtomicInteger next = new AtomicInteger();
+        Supplier<String> replayed = () -> replayKeys.get(Math.floorMod(next.getAndIncrement(), replayKeys.size()));
+        for (int repeat = 1; repeat <= REPEATS; repeat++) {
+            System.out.printf("run %d of %d ...%n", repeat, REPEATS);
+            measure("bare, 32", idemkey.resolve("bench/bare"), 32, null);
+            measure("idempotent, 32", idemkey.resolve("bench/guarded"), 32, this::uniqueKey);
+            measure("replay, 32", idemkey.resolve("bench/guarded"), 32, replayed);
+            measure("check-then-lock, 32", seeds.resolve("bench/guarded"), 32, this::uniqueKey);
+            measure("bare, 1", idemkey.resolve("bench/bare"), 1, null);
+            measure("idempotent, 1", idemkey.resolve("bench/guarded"), 1, this::uniqueKey);
+            measure("check-then-lock, 1", seeds.resolve("bench/guarded"), 1, this::uniqueKey);
+        }
+        System.out.printf("%n| scenario (connections) | throughput (req/s) | p50 (ms) | p99 (ms) | ÷ bare |%n"
+                + "| --- | --- | --- | --- | --- |%n");
+        for (String scenario : results.keySet()) {
+            String bare = scenario.endsWith(", 1") ? "bare, 1" : "bare, 32";
+            System.out.printf("| %s | %.0f | %.3f | %.3f | %.2f |%n", scenario, throughput(scenario), p50(scenario),
+                    p99(scenario), throughput(scenario) / throughput(bare));
+        }
+        table.put("idempotent ÷ bare throughput, 32 connections (≥ 0.80)",
+                String.format("%.2f (%.0f / %.0f req/s)", throughput("idempotent, 32") / throughput("bare, 32"),
+                        throughput("idempotent, 32"), throughput("bare, 32")));
+        table.put("replay ÷ bare throughput, 32 connections (≥ 1.0)",
+                String.format("%.2f (%.0f req/s)", throughput("replay, 32") / throughput("bare, 32"), throughput("replay, 32")));
+        table.put("added p50 / p99 vs bare, 1 connection (≤ 0.3 / ≤ 1.5 ms)",
+                String.format("%.3f / %.3f ms (bare %.3f / %.3f ms)", p50("idempotent, 1") - p50("bare, 1"),
+                        p99("idempotent, 1") - p99("bare, 1"), p50("bare, 1"), p99("bare, 1")));
+        table.put("Idemkey vs check-then-lock: throughput 32 conn., p99 1 conn. (ahead)",
+                String.format("%.0f vs %.0f req/s; %.3f vs %.3f ms", throughput("idempotent, 32"),
+                        throughput("check-then-lock, 32"), p99("idempotent, 1"), p99("check-then-lock, 1")));
+    }
+
+    private void measure(String scenario, URI uri, int connections, Supplier<String> keys) throws Exception {
+        results.computeIfAbsent(scenario, s -> new ArrayList<>())
+                .add(load.run(uri, BODY, connections, WARM_UP, MEASURED, keys));
+    }
+
+    private double throughput(String scenario) {
+        return median(results.get(scenario).stream().map(LoadGenerator.Result::throughput).toList());
+    }
+
+    private double p50(String scenario) {
+        return median(results.get(scenario).stream().map(LoadGenerator.Result::p50Millis).toList());
+    }
+
+    private double p99(String scenario) {
+        return median(results.get(scenario).stream().map(LoadGenerator.Result::p99Millis).toList());
+    }
+
+    /** Client commands Redis received (MONITOR, not counting those the Lua scripts run inside). */
+    private void roundTrips(RedisServer redis, Map<String, String> table) throws Exception {
+        try (RedisMonitor monitor = RedisMonitor.start(redis)) {
+            String key = uniqueKey();
+            post(uncached.resolve("bench/guarded"), key);
+            int first = monitor.takeClientCommands().size();
+            post(uncached.resolve("bench/guarded"), key);
+            int replay = monitor.takeClientCommands().size();
+            String cachedKey = uniqueKey();
+            post(idemkey.resolve("bench/guarded"), cachedKey);
+            monitor.takeClientCommands();
+            post(idemkey.resolve("bench/guarded"), cachedKey);
+            int cachedReplay = monitor.takeClientCommands().size();
+            String slow = uniqueKey();
+            CompletableFuture<Void> running = CompletableFuture.runAsync(() -> post(uncached.resolve("guarded/slow?millis=500"), slow));
+            Thread.sleep(200);
+            monitor.takeClientCommands();
+            post(uncached.resolve("guarded/slow?millis=500"), slow);
+            int conflict = monitor.takeClientCommands().size();
+            running.get();
+            String seedKey = uniqueKey();
+            monitor.takeClientCommands();
+            post(seeds.resolve("bench/guarded"), seedKey);
+            int seedFirst = monitor.takeClientCommands().size();
+            table.put("round trips: first / replay / conflict (2 / 1 / 1)",
+                    first + " / " + replay + " / " + conflict + " (a replay this instance has seen: " + cachedReplay
+                            + "; check-then-lock first: " + seedFirst + ")");
+        }
+    }
+
+    /** Redis memory per completed record: used_memory before and after 10,000 of them. */
+    private void memory(RedisServer redis, Map<String, String> table) throws Exception {
+        String small = memoryPerRecord(redis, "bench/small");
+        String large = memoryPerRecord(redis, "bench/large");
+        table.put("Redis memory per record: 200 B / 10 KB JSON response (≤ 400 B / ≤ 3 KB)", small + " / " + large);
+    }
+
+    private String memoryPerRecord(RedisServer redis, String path) throws Exception {
+        int records = 10_000;
+        try (Jedis jedis = redis.client()) {
+            jedis.flushAll();
+            long before = usedMemory(jedis);
+            load.run(uncached.resolve(path), BODY, 16, Duration.ZERO, Duration.ofMinutes(5), this::uniqueKey, records);
+            long after = usedMemory(jedis);
+            long stored = jedis.dbSize();
+            String sample = jedis.randomKey();
+            Long usage = jedis.memoryUsage(sample);
+            byte[] body = client.send(HttpRequest.newBuilder(uncached.resolve(path)).header("Content-Type", "application/json")
+                    .header("Idempotency-Key", uniqueKey()).POST(HttpRequest.BodyPublishers.ofString(BODY)).build(),
+                    HttpResponse.BodyHandlers.ofByteArray()).body();
+            return String.format("%d B (%d records of a %d B body; MEMORY USAGE of one: %d B)",
+                    (after - before) / Math.max(1, stored), stored, body.length, usage);
+        }
+    }
+
+    private static long usedMemory(Jedis jedis) {
+        return jedis.info("memory").lines().filter(l -> l.startsWith("used_memory:"))
+                .mapToLong(l -> Long.parseLong(l.substring("used_memory:".length()).trim())).findFirst().orElseThrow();
+    }
+
+    private void errorsAt256(Map<String, String> table) throws Exception {
+        LoadGenerator.Result result = load.run(idemkey.resolve("bench/guarded"), BODY, 256, Duration.ofSeconds(2),
+                Duration.ofSeconds(10), this::uniqueKey);
+        table.put("errors at 256 connections (0)", String.format("%d of %d requests (%.0f req/s, p99 %.1f ms)",
+                result.errors(), result.requests() + result.errors(), result.throughput(), result.p99Millis()));
+    }
+
+    private void fingerprints(Map<String, String> table) throws Exception {
+        System.out.println("fingerprint (JMH) ...");
+        Collection<RunResult> runs = new Runner(new OptionsBuilder()
+                .include(FingerprintBenchmark.class.getName())
+                .forks(1).warmupIterations(3).warmupTime(TimeValue.seconds(1))
+                .measurementIterations(5).measurementTime(TimeValue.seconds(1))
+                .build()).run();
+        StringBuilder figures = new StringBuilder();
+        for (RunResult result : runs) {
+            String bytes = result.getParams().getParam("bytes");
+            figures.append(figures.length() == 0 ? "" : " / ")
+                    .append(String.format("%s: %.3f ms", label(Integer.parseInt(bytes)), result.getPrimaryResult().getScore() / 1000));
+        }
+        table.put("fingerprint of a JSON body: 1 KB / 100 KB / 1 MB (100 KB ≤ 1 ms)", figures.toString());
+    }
+
+    private static String label(int bytes) {
+        return bytes >= 1 << 20 ? (bytes >> 20) + " MB" : (bytes >> 10) + " KB";
+    }
+
+    private void print(Map<String, String> table) {
+        System.out.printf("%nIdemkey benchmark, %s, %d cores, Java %s, Payara Micro 6.2025.10, Redis 7.0 on loopback%n%n"
+                        + "| figure (target) | measured |%n| --- | --- |%n", LocalDate.now(),
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+        table.forEach((figure, value) -> System.out.printf("| %s | %s |%n", figure, value));
+    }
+
+    private void post(URI uri, String key) {
+        try {
+            client.send(HttpRequest.newBuilder(uri).header("Content-Type", "application/json").header("Idempotency-Key", key)
+                    .POST(HttpRequest.BodyPublishers.ofString(BODY)).build(), HttpResponse.BodyHandlers.discarding());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private String uniqueKey() {
+        return "bench-" + run + "-" + keys.incrementAndGet();
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    private static Path war(Path directory, String name, Map<String, String> config) {
+        Path file = directory.resolve(name + ".war");
+        Deployments.guardedApp(name, config).as(ZipExporter.class).exportTo(file.toFile(), true);
+        return file;
+    }
+}

@@ -1,0 +1,125 @@
+package io.idemkey.bench;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * A closed-loop HTTP load generator on the JDK's HttpClient: {@code connections} workers, each
+ * sending its next request when the last one is answered, for a warm-up and then a measured
+ * period. Latencies are recorded per request in the measured period only; it stops by itself.
+ */
+final class LoadGenerator {
+
+    /** The figures of one run. */
+    record Result(double throughput, double p50Millis, double p99Millis, long requests, long errors) {
+    }
+
+    private final HttpClient client;
+
+    LoadGenerator(HttpClient client) {
+        this.client = client;
+    }
+
+    /**
+     * @param keys the Idempotency-Key of each request, or null to send none
+     */
+    Result run(URI uri, String body, int connections, Duration warmUp, Duration measured, Supplier<String> keys)
+            throws Exception {
+        return run(uri, body, connections, warmUp, measured, keys, Long.MAX_VALUE);
+    }
+
+    /** The same, stopping after {@code budget} requests if that comes first. */
+    Result run(URI uri, String body, int connections, Duration warmUp, Duration measured, Supplier<String> keys,
+               long budget) throws Exception {
+        AtomicLong remaining = new AtomicLong(budget);
+        long start = System.nanoTime();
+        long measureFrom = start + warmUp.toNanos();
+        long stopAt = measureFrom + measured.toNanos();
+        List<long[]> latencies = new ArrayList<>();
+        AtomicLong errors = new AtomicLong();
+        List<CompletableFuture<Void>> workers = new ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            Worker worker = new Worker(uri, body, keys, measureFrom, stopAt, errors, remaining);
+            latencies.add(null);
+            int index = i;
+            workers.add(worker.loop().thenRun(() -> latencies.set(index, worker.recorded())));
+        }
+        CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get();
+        long[] all = latencies.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        double seconds = measured.toNanos() / 1e9;
+        return new Result(all.length / seconds, percentile(all, 0.50), percentile(all, 0.99), all.length, errors.get());
+    }
+
+    private static double percentile(long[] sorted, double p) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)] / 1e6;
+    }
+
+    private final class Worker {
+        private final URI uri;
+        private final String body;
+        private final Supplier<String> keys;
+        private final long measureFrom;
+        private final long stopAt;
+        private final AtomicLong errors;
+        private final AtomicLong remaining;
+        private long[] recorded = new long[4096];
+        private int count;
+
+        Worker(URI uri, String body, Supplier<String> keys, long measureFrom, long stopAt, AtomicLong errors,
+               AtomicLong remaining) {
+            this.remaining = remaining;
+            this.uri = uri;
+            this.body = body;
+            this.keys = keys;
+            this.measureFrom = measureFrom;
+            this.stopAt = stopAt;
+            this.errors = errors;
+        }
+
+        CompletableFuture<Void> loop() {
+            long sentAt = System.nanoTime();
+            if (sentAt >= stopAt || remaining.getAndDecrement() <= 0) {
+                return CompletableFuture.completedFuture(null);
+            }
+            HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+            if (keys != null) {
+                request.header("Idempotency-Key", keys.get());
+            }
+            return client.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding())
+                    .handle((response, failure) -> {
+                        long answeredAt = System.nanoTime();
+                        if (failure != null || response.statusCode() >= 300) {
+                            errors.incrementAndGet();
+                        } else if (sentAt >= measureFrom && answeredAt <= stopAt) {
+                            record(answeredAt - sentAt);
+                        }
+                        return null;
+                    })
+                    .thenCompose(ignored -> loop());
+        }
+
+        private void record(long nanos) {
+            if (count == recorded.length) {
+                recorded = Arrays.copyOf(recorded, count * 2);
+            }
+            recorded[count++] = nanos;
+        }
+
+        long[] recorded() {
+            return Arrays.copyOf(recorded, count);
+        }
+    }
+}
