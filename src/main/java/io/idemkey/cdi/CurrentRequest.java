@@ -4,9 +4,7 @@ import io.idemkey.IdempotencyContext;
 import io.idemkey.core.Execution;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.RequestScoped;
-import jakarta.ws.rs.ext.Providers;
 
-import java.lang.reflect.Method;
 import java.util.Optional;
 
 /**
@@ -20,33 +18,17 @@ import java.util.Optional;
 @RequestScoped
 public class CurrentRequest implements IdempotencyContext {
 
-    private Execution execution;
-    private Method resourceMethod;
-    private Providers providers;
-    private boolean asynchronous;
+    private GuardedRequest guarded;
+    private volatile boolean asynchronous;
 
-    /**
-     * Binds the execution of the current request (called by the request filter).
-     *
-     * @param resourceMethod the guarded resource method: only its invocation starts the execution
-     * @param providers      the application's JAX-RS providers, to tell mapped exceptions from unmapped ones
-     */
-    public void bind(Execution execution, Method resourceMethod, Providers providers) {
-        this.execution = execution;
-        this.resourceMethod = resourceMethod;
-        this.providers = providers;
+    /** Binds the guarded request (called by the request filter). */
+    public void bind(GuardedRequest guarded) {
+        this.guarded = guarded;
     }
 
-    public Execution execution() {
-        return execution;
-    }
-
-    public Method resourceMethod() {
-        return resourceMethod;
-    }
-
-    public Providers providers() {
-        return providers;
+    /** The guarded request, or null. */
+    public GuardedRequest guarded() {
+        return guarded;
     }
 
     /** The method answers asynchronously: the request scope ends before the response exists. */
@@ -54,13 +36,18 @@ public class CurrentRequest implements IdempotencyContext {
         asynchronous = true;
     }
 
+    private Execution execution() {
+        return guarded == null ? null : guarded.execution();
+    }
+
     @Override
     public Optional<String> key() {
-        return Optional.ofNullable(execution).map(Execution::key);
+        return Optional.ofNullable(execution()).map(Execution::key);
     }
 
     @Override
     public void markRetryable() {
+        Execution execution = execution();
         if (execution != null) {
             execution.markRetryable();
         }
@@ -68,6 +55,7 @@ public class CurrentRequest implements IdempotencyContext {
 
     @PreDestroy
     void releaseIfAbandoned() {
+        Execution execution = execution();
         if (execution != null && !asynchronous && execution.isRunning()) {
             execution.release("the request ended without a recordable response");
         }

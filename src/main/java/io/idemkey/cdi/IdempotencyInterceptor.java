@@ -40,12 +40,13 @@ public class IdempotencyInterceptor {
 
     @AroundInvoke
     public Object markStarted(InvocationContext invocation) throws Exception {
-        Execution execution = currentExecution();
-        if (execution == null || execution.started() || !isResourceMethod(invocation.getMethod())) {
+        GuardedRequest guarded = currentGuardedRequest();
+        if (guarded == null || guarded.execution().started() || !isResourceMethod(invocation.getMethod(), guarded)) {
             return invocation.proceed();
         }
+        Execution execution = guarded.execution();
         execution.markStarted();
-        Providers providers = currentRequest.providers();
+        Providers providers = guarded.providers();
         guardAsyncResponse(invocation, execution, providers);
         Object result;
         try {
@@ -61,17 +62,17 @@ public class IdempotencyInterceptor {
         return result;
     }
 
-    private Execution currentExecution() {
+    private GuardedRequest currentGuardedRequest() {
         try {
-            return currentRequest.execution();
+            return currentRequest.guarded();
         } catch (ContextNotActiveException e) {
             return null; // not a request thread: not ours to guard
         }
     }
 
     /** Another bean of the request may carry the binding too (a class-level annotation): not the method. */
-    private boolean isResourceMethod(Method invoked) {
-        Method resourceMethod = currentRequest.resourceMethod();
+    private static boolean isResourceMethod(Method invoked, GuardedRequest guarded) {
+        Method resourceMethod = guarded.resourceMethod();
         return resourceMethod == null || (invoked.getName().equals(resourceMethod.getName())
                 && Arrays.equals(invoked.getParameterTypes(), resourceMethod.getParameterTypes()));
     }

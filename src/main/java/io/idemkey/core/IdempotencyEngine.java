@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -36,6 +38,8 @@ public final class IdempotencyEngine {
     private final Duration conflictRetryAfterMax;
     private final int maxStoredResponseBytes;
     private final ReplayCache replayCache;
+    /** The executions holding a lease: one periodic task renews those that are due (no task per request). */
+    private final Set<Execution> leases = ConcurrentHashMap.newKeySet();
 
     private IdempotencyEngine(Builder builder) {
         this.store = Objects.requireNonNull(builder.store, "store");
@@ -47,6 +51,32 @@ public final class IdempotencyEngine {
         this.conflictRetryAfterMax = builder.conflictRetryAfterMax;
         this.maxStoredResponseBytes = builder.maxStoredResponseBytes;
         this.replayCache = new ReplayCache(builder.replayCacheBytes);
+        scheduler.everyInterval(builder.leaseTick, this::renewDueLeases);
+    }
+
+    void holdLease(Execution execution) {
+        leases.add(execution);
+    }
+
+    void dropLease(Execution execution) {
+        leases.remove(execution);
+    }
+
+    /** How many executions hold a lease right now. */
+    int leasesHeld() {
+        return leases.size();
+    }
+
+    private void renewDueLeases() {
+        Instant now = clock.instant();
+        for (Execution execution : leases) {
+            try {
+                execution.renewIfDue(now);
+            } catch (RuntimeException | Error e) {
+                // never let one failure end the periodic task of every lease
+                LOG.log(Level.WARNING, "Renewing a lease failed", e);
+            }
+        }
     }
 
     public static Builder builder(IdempotencyStore store, Scheduler scheduler) {
@@ -83,7 +113,7 @@ public final class IdempotencyEngine {
             }
             if (result instanceof AcquireResult.Acquired) {
                 Execution execution = new Execution(this, recordKey, ownerToken, key, fingerprint, endpoint, policy, attemptAt);
-                execution.startRenewing();
+                execution.startRenewing(attemptAt);
                 metrics.count(Event.ACQUIRED);
                 log(Level.FINE, "acquired", endpoint, key, "");
                 return new Decision.Proceed(execution);
@@ -223,6 +253,7 @@ public final class IdempotencyEngine {
         private Duration conflictRetryAfterMax = Duration.ofSeconds(5);
         private int maxStoredResponseBytes = 1 << 20;
         private long replayCacheBytes = 16L << 20;
+        private Duration leaseTick = Duration.ofMillis(100);
 
         private Builder(IdempotencyStore store, Scheduler scheduler) {
             this.store = store;
@@ -268,6 +299,15 @@ public final class IdempotencyEngine {
          */
         public Builder replayCacheBytes(long bytes) {
             this.replayCacheBytes = bytes;
+            return this;
+        }
+
+        /**
+         * How often the engine looks for leases due for renewal (default 100 ms; a lease is renewed
+         * every lockTtl / 3, at most this much later).
+         */
+        public Builder leaseTick(Duration tick) {
+            this.leaseTick = Objects.requireNonNull(tick);
             return this;
         }
 

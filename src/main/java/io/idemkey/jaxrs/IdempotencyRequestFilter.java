@@ -1,5 +1,6 @@
 package io.idemkey.jaxrs;
 
+import io.idemkey.cdi.GuardedRequest;
 import io.idemkey.cdi.IdempotencyRuntime;
 import io.idemkey.config.IdempotencySettings;
 import io.idemkey.core.Decision;
@@ -102,7 +103,7 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
         Decision decision = runtime.engine().begin(recordKey, key, fingerprint, policy, endpoint);
         if (decision instanceof Decision.Proceed proceed) {
             request.setProperty(RequestProperties.EXECUTION, proceed.execution());
-            runtime.currentRequest().bind(proceed.execution(), resourceMethod, providers);
+            runtime.currentRequest().bind(new GuardedRequest(proceed.execution(), resourceMethod, providers));
         } else if (decision instanceof Decision.Replay replay) {
             request.abortWith(replay(replay.response()));
         } else if (decision instanceof Decision.Conflict conflict) {

@@ -55,6 +55,8 @@ class IdempotencyEngineTest {
     /** Held strongly: the JDK keeps loggers weakly, and a collected logger would lose its handler. */
     private static final Logger CORE_LOG = Logger.getLogger("io.idemkey.core");
 
+    /** Engines built on the shared scheduler: each runs one lease ticker, the only task it keeps. */
+    private int engines;
     private final ManualClock clock = new ManualClock();
     private final ManualScheduler scheduler = new ManualScheduler(clock);
     private final InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore(clock);
@@ -101,6 +103,9 @@ class IdempotencyEngineTest {
 
     private IdempotencyEngine.Builder engineBuilder(IdempotencyStore store, ManualScheduler scheduler,
                                                     IdempotencyMetrics metrics) {
+        if (scheduler == this.scheduler) {
+            engines++;
+        }
         return IdempotencyEngine.builder(store, scheduler)
                 .clock(clock)
                 .metrics(metrics)
@@ -270,9 +275,10 @@ class IdempotencyEngineTest {
     @Test
     void renewalsStopOnceTheExecutionEnds() {
         Execution execution = proceed();
-        assertEquals(1, scheduler.activeTasks());
+        assertEquals(1, engine.leasesHeld());
         execution.complete(CREATED);
-        assertEquals(0, scheduler.activeTasks());
+        assertEquals(0, engine.leasesHeld());
+        assertEquals(engines, scheduler.activeTasks(), "no task per request, none left behind");
         scheduler.advance(Duration.ofMinutes(5));
         assertEquals(0, store.renewals.get());
     }
@@ -441,7 +447,7 @@ class IdempotencyEngineTest {
         assertEquals(2, metrics.get(Event.STORE_ERROR));
         assertEquals(1, metrics.get(Event.FAIL_OPEN));
         assertEquals(2, unreachable.calls.get(), "one attempt each, no retry loop on the request path");
-        assertEquals(0, scheduler.activeTasks(), "no lease to renew");
+        assertEquals(0, onUnreachable.leasesHeld(), "no lease to renew");
     }
 
     @Test
@@ -466,7 +472,7 @@ class IdempotencyEngineTest {
         int completes = store.completes.get();
         scheduler.advance(Duration.ofMinutes(5));
         assertEquals(completes, store.completes.get(), "the retry stopped once it succeeded");
-        assertEquals(0, scheduler.activeTasks());
+        assertEquals(engines, scheduler.activeTasks(), "no retry left behind");
     }
 
     @Test
@@ -482,7 +488,7 @@ class IdempotencyEngineTest {
         assertEquals(1, metrics.get(Event.NOT_RECORDED));
         assertWarned("complete-failed");
         assertWarned("complete-abandoned");
-        assertEquals(0, scheduler.activeTasks());
+        assertEquals(engines, scheduler.activeTasks(), "no retry left behind");
         assertInstanceOf(Decision.Proceed.class, begin(), "the record expired by itself: a retry runs again");
     }
 
@@ -690,7 +696,7 @@ class IdempotencyEngineTest {
         execution.complete(CREATED);
         scheduler.advance(Duration.ofSeconds(5));
         assertEquals(CREATED, assertInstanceOf(Decision.Replay.class, begin(onLossy, FINGERPRINT, POLICY)).response());
-        assertEquals(0, scheduler.activeTasks());
+        assertEquals(engines, scheduler.activeTasks(), "no retry left behind");
     }
 
     @Test
