@@ -7,20 +7,19 @@ import jakarta.json.stream.JsonParser;
 import jakarta.json.stream.JsonParserFactory;
 
 import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
-import java.io.StringReader;
+import java.io.CharArrayReader;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -29,9 +28,10 @@ import java.util.TreeMap;
  * The SHA-256 fingerprint of a request: its method, path, query parameters (sorted) and entity. It
  * tells a retry (same fingerprint) from a different request that reuses a key (422).
  *
- * <p>A JSON entity is parsed and written canonically (members sorted, no insignificant white space,
- * numbers without trailing zeros) with the policy's excluded members removed at every depth, so
- * bodies that differ only in member order, spacing or excluded fields fingerprint the same. An
+ * <p>A JSON entity is parsed into its canonical form (members sorted, white space gone, numbers
+ * without trailing zeros) with the policy's excluded members removed at every depth, so bodies that
+ * differ only in member order, spacing or excluded fields fingerprint the same. What is hashed is a
+ * tagged, length-prefixed encoding of that form ({@link #canonicalJson} shows it as JSON). An
  * entity that is not JSON, does not parse, repeats a member name or nests deeper than
  * {@link #MAX_JSON_DEPTH} is hashed as raw bytes: a body never makes fingerprinting fail.
  *
@@ -43,7 +43,7 @@ public final class Fingerprint {
     /** Deeper JSON is hashed as raw bytes (and the application's reader decides what it means). */
     public static final int MAX_JSON_DEPTH = 128;
 
-    private static final byte[] VERSION = "idemkey-fingerprint-1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] VERSION = "idemkey-fingerprint-2".getBytes(StandardCharsets.US_ASCII);
     /** By name only, and stable: the values of one parameter keep their order (they bind to a List). */
     private static final Comparator<Map.Entry<String, String>> QUERY_ORDER = Map.Entry.comparingByKey();
 
@@ -85,7 +85,9 @@ public final class Fingerprint {
         Object canonical = jsonEntity ? parseOrNull(entity, excludeFields) : null;
         if (canonical != null) {
             digest.update((byte) 'J');
-            writeCanonical(canonical, digest);
+            Bytes tree = new Bytes(Math.max(64, entity.length));
+            encode(canonical, tree);
+            digest.update(tree.array, 0, tree.size);
         } else {
             digest.update((byte) 'R');
             digest.update(entity);
@@ -106,11 +108,106 @@ public final class Fingerprint {
         return out.toString(StandardCharsets.UTF_8);
     }
 
-    private void writeCanonical(Object canonical, MessageDigest digest) {
-        OutputStream sink = new DigestOutputStream(OutputStream.nullOutputStream(), digest);
-        try (JsonGenerator generator = generators.createGenerator(sink, StandardCharsets.UTF_8)) {
-            write(generator, canonical);
+    /**
+     * The canonical tree as the bytes that are hashed: a tagged, length-prefixed encoding (objects
+     * with their members sorted), so two trees hash the same exactly when they are equal. Cheaper
+     * than writing JSON text, which only a human needs ({@link #canonicalJson}).
+     */
+    @SuppressWarnings("unchecked")
+    private static void encode(Object value, Bytes out) {
+        if (value instanceof Map<?, ?> map) {
+            out.write('{');
+            length(out, map.size());
+            for (Map.Entry<String, Object> member : ((Map<String, Object>) map).entrySet()) {
+                text(out, member.getKey());
+                encode(member.getValue(), out);
+            }
+        } else if (value instanceof List<?> list) {
+            out.write('[');
+            length(out, list.size());
+            for (Object element : list) {
+                encode(element, out);
+            }
+        } else if (value instanceof String string) {
+            out.write('"');
+            text(out, string);
+        } else if (value instanceof Long number) {
+            out.write('i');
+            long n = number;
+            for (int shift = 56; shift >= 0; shift -= 8) {
+                out.write((int) (n >>> shift));
+            }
+        } else if (value instanceof BigDecimal number) {
+            out.write('d');
+            text(out, number.toString());
+        } else if (value instanceof Boolean bool) {
+            out.write(bool ? 't' : 'f');
+        } else {
+            out.write('n');
         }
+    }
+
+    private static void text(Bytes out, String value) {
+        if (out.writeAscii(value)) {
+            return;
+        }
+        byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
+        length(out, utf8.length);
+        out.write(utf8);
+    }
+
+    /** A growable byte array without ByteArrayOutputStream's per-byte locking. */
+    private static final class Bytes {
+        private byte[] array;
+        private int size;
+
+        Bytes(int capacity) {
+            array = new byte[capacity];
+        }
+
+        void write(int b) {
+            if (size == array.length) {
+                array = Arrays.copyOf(array, size * 2);
+            }
+            array[size++] = (byte) b;
+        }
+
+        /** Length and bytes of an ASCII string without encoding it first; false (nothing written) if it is not ASCII. */
+        boolean writeAscii(String value) {
+            int length = value.length();
+            if (size + length + 4 > array.length) {
+                array = Arrays.copyOf(array, Math.max(size * 2, size + length + 4));
+            }
+            int at = size + 4;
+            for (int i = 0; i < length; i++) {
+                char c = value.charAt(i);
+                if (c >= 0x80) {
+                    return false;
+                }
+                array[at++] = (byte) c;
+            }
+            array[size] = (byte) (length >>> 24);
+            array[size + 1] = (byte) (length >>> 16);
+            array[size + 2] = (byte) (length >>> 8);
+            array[size + 3] = (byte) length;
+            size = at;
+            return true;
+        }
+
+        void write(byte[] bytes) {
+            if (size + bytes.length > array.length) {
+                array = Arrays.copyOf(array, Math.max(size * 2, size + bytes.length));
+            }
+            System.arraycopy(bytes, 0, array, size, bytes.length);
+            size += bytes.length;
+        }
+    }
+
+    private static void length(Bytes out, int length) {
+        out.write(length >>> 24);
+        out.write(length >>> 16);
+        out.write(length >>> 8);
+        out.write(length);
     }
 
     /** The document as a tree of sorted maps, lists and scalars; null if it is not usable JSON. */
@@ -118,11 +215,11 @@ public final class Fingerprint {
         if (json.length == 0) {
             return null;
         }
-        String text = strictUtf8(json);
+        CharBuffer text = strictUtf8(json);
         if (text == null) {
             return null;
         }
-        try (JsonParser parser = parsers.createParser(new StringReader(text))) {
+        try (JsonParser parser = parsers.createParser(new CharArrayReader(text.array(), text.arrayOffset(), text.limit()))) {
             Object root = read(parser, parser.next(), 0, excludeFields);
             return parser.hasNext() ? null : root;
         } catch (RuntimeException e) {
@@ -140,7 +237,7 @@ public final class Fingerprint {
                     String name = checked(parser.getString());
                     // An excluded value is still read (not skipped): a truncated one must fail, not hang.
                     Object value = read(parser, parser.next(), depth + 1, excludeFields);
-                    if (!excludeFields.contains(name.toLowerCase(Locale.ROOT)) && members.put(name, value) != null) {
+                    if (!excluded(name, excludeFields) && members.put(name, value) != null) {
                         throw new NotCanonicalizable(); // a repeated member: keep the raw bytes
                     }
                 }
@@ -158,7 +255,13 @@ public final class Fingerprint {
                 return checked(parser.getString());
             }
             case VALUE_NUMBER -> {
-                return parser.getBigDecimal().stripTrailingZeros();
+                // most numbers are plain integers: canonical already, and a long is cheaper than a BigDecimal
+                String lexeme = parser.getString();
+                if (isPlainInteger(lexeme)) {
+                    return Long.parseLong(lexeme);
+                }
+                BigDecimal number = parser.getBigDecimal().stripTrailingZeros();
+                return number.scale() <= 0 && number.precision() - number.scale() <= 18 ? (Object) number.longValueExact() : number;
             }
             case VALUE_TRUE -> {
                 return Boolean.TRUE;
@@ -174,16 +277,40 @@ public final class Fingerprint {
     }
 
     /** Decoders replace malformed bytes silently; two different bodies must never read the same. */
-    private static String strictUtf8(byte[] bytes) {
+    private static CharBuffer strictUtf8(byte[] bytes) {
         try {
             return StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes))
-                    .toString();
+                    .decode(ByteBuffer.wrap(bytes));
         } catch (CharacterCodingException e) {
             return null;
         }
+    }
+
+    /** Case-insensitive, without lower-casing every member name of every body. */
+    private static boolean excluded(String name, Set<String> excludeFields) {
+        for (String field : excludeFields) {
+            if (field.length() == name.length() && field.equalsIgnoreCase(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Digits with an optional minus, no leading zero: already canonical (most numbers are). */
+    private static boolean isPlainInteger(String number) {
+        int start = number.startsWith("-") ? 1 : 0;
+        if (number.length() == start || number.length() - start > 18 || (number.charAt(start) == '0' && number.length() > start + 1)) {
+            return false;
+        }
+        for (int i = start; i < number.length(); i++) {
+            char c = number.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return !number.equals("-0");
     }
 
     /**
@@ -225,6 +352,8 @@ public final class Fingerprint {
             generator.writeEnd();
         } else if (value instanceof String string) {
             generator.write(string);
+        } else if (value instanceof Long number) {
+            generator.write(number.longValue());
         } else if (value instanceof BigDecimal number) {
             generator.write(number);
         } else if (value instanceof Boolean bool) {
