@@ -9,6 +9,7 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Objects;
 import java.util.Set;
@@ -27,6 +28,7 @@ public final class IdempotencyEngine {
     private static final Duration FIRST_POLL = Duration.ofMillis(25);
     private static final Duration LONGEST_POLL = Duration.ofMillis(500);
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final int STORED_FINGERPRINT_BYTES = 16;
     private static final Base64.Encoder TOKEN_ENCODER = Base64.getUrlEncoder().withoutPadding();
 
     private final IdempotencyStore store;
@@ -89,11 +91,13 @@ public final class IdempotencyEngine {
      *
      * @param recordKey   the namespaced record key ({@link RecordKey})
      * @param key         the client's key, for logs and the application
-     * @param fingerprint the request's {@link Fingerprint}
+     * @param requestFingerprint the request's {@link Fingerprint}
      * @param policy      the endpoint's policy
      * @param endpoint    a label for logs, such as {@code POST /orders}
      */
-    public Decision begin(String recordKey, String key, byte[] fingerprint, IdempotencyPolicy policy, String endpoint) {
+    public Decision begin(String recordKey, String key, byte[] requestFingerprint, IdempotencyPolicy policy,
+                          String endpoint) {
+        byte[] fingerprint = stored(requestFingerprint);
         ReplayCache.Hit cached = replayCache.get(recordKey, fingerprint, clock.instant());
         if (cached != null) {
             return cached.sameRequest() ? replay(cached.response(), endpoint, key, true) : mismatch(endpoint, key);
@@ -153,6 +157,16 @@ public final class IdempotencyEngine {
         metrics.count(Event.MISMATCH);
         log(Level.FINE, "mismatch", endpoint, key, "");
         return new Decision.Mismatch();
+    }
+
+    /**
+     * The fingerprint as records keep it: the first 128 bits of the SHA-256. Compared only with the
+     * requests that reuse one key in one scope, that is far beyond any chance of a collision, and
+     * it keeps a record of a small answer small.
+     */
+    static byte[] stored(byte[] fingerprint) {
+        return fingerprint.length <= STORED_FINGERPRINT_BYTES ? fingerprint
+                : Arrays.copyOf(fingerprint, STORED_FINGERPRINT_BYTES);
     }
 
     /** 96 random bits: unique among the owners a key ever has, and small in every record. */

@@ -17,20 +17,29 @@ import java.util.zip.Inflater;
  * The compact binary form in which a {@link StoredResponse} is kept in a store:
  * <pre>
  * version (1 byte) | flags (1 byte: 1 = body deflated) | status (2 bytes) | header count (1 byte)
- * header: name code (1 byte, 0 = name follows) [name] value   -- strings: length (2 bytes) + UTF-8
+ * header: name code (1 byte, 0 = name follows) [name] value code (1 byte, 0 = value follows) [value]
+ *         -- strings: length (2 bytes) + UTF-8
  * body: the remaining bytes, deflated (raw DEFLATE) when larger than {@value #COMPRESS_ABOVE} bytes
  *       and smaller that way
  * </pre>
- * Common header names take one byte; a record for a small JSON answer costs little more than its body.
+ * Common header names and values take one byte; a record for a small JSON answer costs little more
+ * than its body.
  */
 public final class StoredResponseCodec {
 
-    /** Bodies above this many bytes are compressed. */
-    public static final int COMPRESS_ABOVE = 1024;
+    /**
+     * Bodies above this many bytes are compressed (when that makes them smaller): even a 200-byte
+     * JSON answer saves a size class of Redis's allocator that way.
+     */
+    public static final int COMPRESS_ABOVE = 128;
 
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
     private static final int DEFLATED = 1;
     private static final int MAX_HEADERS = 255;
+    /** Common header values: one byte instead of the text (a small record stays small in Redis). */
+    private static final List<String> KNOWN_VALUES = List.of("application/json", "application/problem+json",
+            "text/plain", "application/json;charset=UTF-8", "text/plain;charset=UTF-8", "application/xml",
+            "text/html", "text/html;charset=UTF-8", "application/octet-stream");
     private static final List<String> KNOWN_NAMES = List.of(
             "Content-Type", "Location", "Content-Location", "ETag", "Last-Modified", "Content-Language");
 
@@ -57,7 +66,11 @@ public final class StoredResponseCodec {
                 if (code == 0) {
                     writeString(out, header.name());
                 }
-                writeString(out, header.value());
+                int valueCode = KNOWN_VALUES.indexOf(header.value()) + 1;
+                out.writeByte(valueCode);
+                if (valueCode == 0) {
+                    writeString(out, header.value());
+                }
             }
             out.write(compressed ? deflated : body);
         } catch (IOException e) {
@@ -80,7 +93,8 @@ public final class StoredResponseCodec {
             for (int i = 0; i < count; i++) {
                 int code = in.readUnsignedByte();
                 String name = code == 0 ? readString(in) : KNOWN_NAMES.get(code - 1);
-                headers.add(new StoredResponse.Header(name, readString(in)));
+                int valueCode = in.readUnsignedByte();
+                headers.add(new StoredResponse.Header(name, valueCode == 0 ? readString(in) : KNOWN_VALUES.get(valueCode - 1)));
             }
             byte[] rest = in.readAllBytes();
             return new StoredResponse(status, headers, compressed ? inflate(rest) : rest);

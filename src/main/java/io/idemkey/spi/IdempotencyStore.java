@@ -21,7 +21,8 @@ import java.time.Duration;
  * completed reports {@code true}, and so does releasing a key that is already free.
  *
  * <p><b>Threads and nulls.</b> Implementations are thread-safe. No argument is {@code null}; no
- * method returns {@code null}. Durations are positive and at least one millisecond.
+ * method returns {@code null}. Durations are positive and at least one millisecond. Fingerprints
+ * and owner tokens are short (the engine's are 32 and 16 bytes; a store may refuse more than 255).
  *
  * <p><b>Failures.</b> When the store cannot be reached within its timeouts an operation throws
  * {@link StoreUnavailableException}; any other exception means a defect or a misconfigured store.

@@ -392,7 +392,7 @@ class IdempotencyEngineTest {
     @Test
     void unreadableRecordMayHoldAResultSoItIsNeverRunAgainEvenWhenTheEndpointFailsOpen() {
         String recordKey = RECORD_KEY;
-        memory.acquire(recordKey, FINGERPRINT, "old-version", LOCK_TTL);
+        memory.acquire(recordKey, IdempotencyEngine.stored(FINGERPRINT), "old-version", LOCK_TTL);
         memory.complete(recordKey, "old-version", new byte[]{99, 0, 1}, Duration.ofHours(1)); // a format this engine does not know
         assertInstanceOf(Decision.Unavailable.class, begin(engine, FINGERPRINT, policy(true, Duration.ZERO)));
         assertEquals(0, metrics.get(Event.FAIL_OPEN));
@@ -458,7 +458,7 @@ class IdempotencyEngineTest {
         execution.complete(CREATED); // no exception: the caller delivers the response anyway
         assertEquals(1, metrics.get(Event.STORE_ERROR));
         assertEquals(0, metrics.get(Event.COMPLETED));
-        assertInstanceOf(AcquireResult.InProgress.class, memory.acquire(RECORD_KEY, FINGERPRINT, "observer", LOCK_TTL));
+        assertInstanceOf(AcquireResult.InProgress.class, memory.acquire(RECORD_KEY, IdempotencyEngine.stored(FINGERPRINT), "observer", LOCK_TTL));
 
         scheduler.advance(Duration.ofSeconds(10)); // two background attempts, both refused
         assertTrue(metrics.get(Event.STORE_ERROR) >= 2, metrics.snapshot().toString());

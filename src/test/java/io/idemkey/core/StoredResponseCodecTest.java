@@ -82,6 +82,16 @@ class StoredResponseCodecTest {
     }
 
     @Test
+    void aTwoHundredByteJsonAnswerIsStoredCompressed() {
+        byte[] body = ("{\"id\":\"ord_8e03978e40d5\",\"status\":\"confirmed\",\"amount\":{\"value\":12999,\"currency\":"
+                + "\"EUR\"},\"customer\":\"cus_4f2a9c\",\"items\":3,\"createdAt\":\"2026-11-22T10:15:30Z\",\"note\":\"leave at"
+                + " the back door\",\"v\":2}").getBytes(StandardCharsets.UTF_8);
+        byte[] encoded = StoredResponseCodec.encode(new StoredResponse(200, List.of(), body));
+        assertTrue(encoded.length < body.length, encoded.length + " bytes for " + body.length);
+        assertArrayEquals(body, StoredResponseCodec.decode(encoded).body());
+    }
+
+    @Test
     void smallBodiesAreStoredAsIs() {
         byte[] body = "a".repeat(StoredResponseCodec.COMPRESS_ABOVE).getBytes(StandardCharsets.US_ASCII);
         byte[] encoded = StoredResponseCodec.encode(new StoredResponse(200, List.of(), body));
@@ -125,7 +135,7 @@ class StoredResponseCodecTest {
     @Test
     void unknownVersionIsRefused() {
         byte[] encoded = StoredResponseCodec.encode(new StoredResponse(200, List.of(), new byte[0]));
-        encoded[0] = 2;
+        encoded[0] = 99;
         assertThrows(IllegalArgumentException.class, () -> StoredResponseCodec.decode(encoded));
     }
 
@@ -185,5 +195,13 @@ class StoredResponseCodecTest {
         assertThrows(IllegalArgumentException.class,
                 () -> StoredResponseCodec.encode(new StoredResponse(200, headers, new byte[0])));
         assertEquals(255, roundTrip(new StoredResponse(200, headers.subList(0, 255), new byte[0])).headers().size());
+    }
+
+    @Test
+    void commonHeaderValuesTakeOneByte() {
+        StoredResponse json = new StoredResponse(201, List.of(new StoredResponse.Header("Content-Type", "application/json")),
+                new byte[100]);
+        assertEquals(5 + 2 + 100, StoredResponseCodec.encode(json).length, "version, flags, status, count, name, value, body");
+        assertEquals(json, StoredResponseCodec.decode(StoredResponseCodec.encode(json)));
     }
 }

@@ -41,6 +41,8 @@ public final class BenchmarkRun {
     private static final int REPEATS = Integer.getInteger("bench.repeats", 3);
     private static final Duration WARM_UP = Duration.ofSeconds(Integer.getInteger("bench.warmup-seconds", 2));
     private static final Duration MEASURED = Duration.ofSeconds(Integer.getInteger("bench.seconds", 8));
+    /** Which parts to run: {@code -Dbench.only=throughput,roundtrips,memory,errors,fingerprint} (default all). */
+    private static final String ONLY = System.getProperty("bench.only", "throughput,roundtrips,memory,errors,fingerprint");
     private static final String BODY = "{\"amount\":1999,\"currency\":\"EUR\",\"clientTimestamp\":\"2026-11-22T10:15:30Z\"}";
 
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -74,13 +76,23 @@ public final class BenchmarkRun {
                 seeds = server.uri("bench-seeds");
                 uncached = server.uri("bench-uncached");
                 warmUp();
-                throughputAndLatency(table);
-                roundTrips(redis, table);
-                memory(redis, table);
-                errorsAt256(table);
+                if (ONLY.contains("throughput")) {
+                    throughputAndLatency(table);
+                }
+                if (ONLY.contains("roundtrips")) {
+                    roundTrips(redis, table);
+                }
+                if (ONLY.contains("memory")) {
+                    memory(redis, table);
+                }
+                if (ONLY.contains("errors")) {
+                    errorsAt256(table);
+                }
             }
         }
-        fingerprints(table);
+        if (ONLY.contains("fingerprint")) {
+            fingerprints(table);
+        }
         print(table);
     }
 

@@ -2,6 +2,7 @@ package io.idemkey.chaos;
 
 import io.idemkey.it.Deployments;
 import io.idemkey.it.ServerProcess;
+import io.idemkey.testing.RedisRecords;
 import io.idemkey.testing.RedisServer;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
 import redis.clients.jedis.Jedis;
@@ -346,7 +347,7 @@ public final class ChaosRun {
                     if (jedis.pttl(key) < 0) {
                         withoutTtl++;
                     }
-                    if ("P".equals(jedis.hget(key, "s"))) {
+                    if ("P".equals(RedisRecords.state(jedis, key))) {
                         inProgress++;
                     }
                 }

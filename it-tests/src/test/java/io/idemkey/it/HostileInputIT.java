@@ -1,6 +1,7 @@
 package io.idemkey.it;
 
 import io.idemkey.core.RecordKey;
+import io.idemkey.testing.RedisRecords;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -177,7 +178,7 @@ class HostileInputIT {
     /** The key's record is gone or completed: nothing waits for a lease to run out. */
     private static void assertNotStuck(String key) {
         try (Jedis redis = TestRedis.get().client()) {
-            String state = redis.hget(RecordKey.of("idempotency:", "", key), "s");
+            String state = RedisRecords.state(redis, RecordKey.of("idempotency:", "", key));
             assertNotEquals("P", state, "the record of " + key + " is stuck in progress");
         }
     }

@@ -1,5 +1,6 @@
 package io.idemkey.it;
 
+import io.idemkey.testing.RedisRecords;
 import io.idemkey.testing.RedisServer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
@@ -130,7 +131,7 @@ class OutageIT {
                     records++;
                     long ttl = jedis.pttl(recordKey);
                     assertTrue(ttl > 0, recordKey + " has no TTL");
-                    if ("P".equals(jedis.hget(recordKey, "s"))) {
+                    if ("P".equals(RedisRecords.state(jedis, recordKey))) {
                         assertTrue(ttl <= LOCK_TTL_SECONDS * 1000L, recordKey + " in progress for " + ttl + " ms");
                     }
                 }

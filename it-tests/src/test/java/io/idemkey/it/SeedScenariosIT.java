@@ -1,6 +1,7 @@
 package io.idemkey.it;
 
 import io.idemkey.core.RecordKey;
+import io.idemkey.testing.RedisRecords;
 import io.idemkey.testing.RedisServer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
@@ -68,7 +69,7 @@ class SeedScenariosIT {
         assertEquals(1, http.executions(key));
         try (Jedis redis = TestRedis.get().client()) {
             String recordKey = RecordKey.of("idempotency:", "", key);
-            assertEquals("C", redis.hget(recordKey, "s"), "the record is COMPLETED");
+            assertEquals("C", RedisRecords.state(redis, recordKey), "the record is COMPLETED");
             long ttl = redis.pttl(recordKey);
             assertTrue(ttl > 23 * 3600_000L && ttl <= 24 * 3600_000L, "expires after ttlHours: " + ttl);
         }

@@ -20,10 +20,9 @@ import java.util.List;
 
 /**
  * The {@link IdempotencyStore} on Redis, through a Jedis connection pool. Every operation is one
- * round trip running one Lua script (see the {@code *.lua} resources next to this class), so
- * acquire cannot race, and complete, release and renew are compare-and-set on the owner token.
- * Records are hashes that Redis expires itself ({@code PEXPIRE}): nothing else of Idemkey's lives
- * in Redis.
+ * round trip running one Lua script ({@code record.lua} next to this class), so acquire cannot race,
+ * and complete, release and renew are compare-and-set on the owner token. A record is one compact
+ * string that Redis expires itself ({@code PX}): nothing else of Idemkey's lives in Redis.
  *
  * <p>A command that fails on a pooled connection (Redis restarted, a proxy dropped it) is retried
  * once on a fresh connection before the store is declared unavailable, so the first request after
@@ -31,10 +30,11 @@ import java.util.List;
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
 
-    private static final RedisScript ACQUIRE = RedisScript.load("acquire");
-    private static final RedisScript COMPLETE = RedisScript.load("complete");
-    private static final RedisScript RELEASE = RedisScript.load("release");
-    private static final RedisScript RENEW = RedisScript.load("renew");
+    private static final RedisScript RECORD = RedisScript.load("record");
+    private static final byte[] ACQUIRE = bytes("acquire");
+    private static final byte[] COMPLETE = bytes("complete");
+    private static final byte[] RELEASE = bytes("release");
+    private static final byte[] RENEW = bytes("renew");
     private static final byte[] ACQUIRED = {'A'};
     private static final byte[] MISMATCH = {'M'};
     private static final byte[] IN_PROGRESS = {'P'};
@@ -61,7 +61,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
-        List<?> reply = (List<?>) run(ACQUIRE, recordKey, fingerprint, bytes(ownerToken), millis(lockTtl));
+        if (fingerprint.length > 255 || bytes(ownerToken).length > 255) {
+            throw new IllegalArgumentException("fingerprints and owner tokens are at most 255 bytes here");
+        }
+        List<?> reply = (List<?>) run(recordKey, ACQUIRE, fingerprint, bytes(ownerToken), millis(lockTtl));
         byte[] outcome = (byte[]) reply.get(0);
         if (Arrays.equals(outcome, ACQUIRED)) {
             return AcquireResult.ACQUIRED;
@@ -77,17 +80,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl) {
-        return applied(run(COMPLETE, recordKey, bytes(ownerToken), response, millis(ttl)));
+        return applied(run(recordKey, COMPLETE, bytes(ownerToken), response, millis(ttl)));
     }
 
     @Override
     public boolean release(String recordKey, String ownerToken) {
-        return applied(run(RELEASE, recordKey, bytes(ownerToken)));
+        return applied(run(recordKey, RELEASE, bytes(ownerToken)));
     }
 
     @Override
     public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
-        return applied(run(RENEW, recordKey, bytes(ownerToken), millis(lockTtl)));
+        return applied(run(recordKey, RENEW, bytes(ownerToken), millis(lockTtl)));
     }
 
     @Override
@@ -109,13 +112,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return "RedisIdempotencyStore[" + description + "]";
     }
 
-    private Object run(RedisScript script, String recordKey, byte[]... args) {
+    private Object run(String recordKey, byte[]... args) {
         List<byte[]> keys = List.of(bytes(recordKey));
         List<byte[]> argv = List.of(args);
         try {
-            return execute(commands.evalsha(script.sha1(), keys, argv));
+            return execute(commands.evalsha(RECORD.sha1(), keys, argv));
         } catch (JedisNoScriptException e) {
-            return execute(commands.eval(script.source(), keys, argv));
+            return execute(commands.eval(RECORD.source(), keys, argv));
         }
     }
 

@@ -37,17 +37,17 @@ public class BenchResource {
     @IdempotencyKey
     public String small(String body) {
         return "{\"id\":\"ord_8e03978e40d5\",\"status\":\"confirmed\",\"amount\":{\"value\":12999,\"currency\":\"EUR\"},"
-                + "\"customer\":\"cus_4f2a9c\",\"items\":3,\"createdAt\":\"2026-11-22T10:15:30Z\",\"note\":\"leave at door\"}";
+                + "\"customer\":\"cus_4f2a9c\",\"items\":3,\"createdAt\":\"2026-11-22T10:15:30Z\",\"note\":\"leave at the back door\",\"v\":2}";
     }
 
-    /** About 10 KB of JSON: an order with 40 line items. */
+    /** About 10 KB of JSON: an order with 52 line items. */
     @POST
     @Path("large")
     @IdempotencyKey
     public String large(String body) {
         StringBuilder json = new StringBuilder("{\"id\":\"ord_5d1c7e0a\",\"status\":\"confirmed\",\"customer\":{")
                 .append("\"id\":\"cus_4f2a9c\",\"name\":\"Ada Lovelace\",\"email\":\"ada@example.com\"},\"items\":[");
-        for (int i = 0; i < 40; i++) {
+        for (int i = 0; i < 52; i++) {
             json.append(i == 0 ? "" : ",")
                     .append("{\"sku\":\"SKU-").append(10_000 + i * 37)
                     .append("\",\"name\":\"Article ").append(i).append(" - ").append(ADJECTIVES[i % ADJECTIVES.length])

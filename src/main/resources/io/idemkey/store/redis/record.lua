@@ -1,0 +1,85 @@
+-- Idemkey's record operations, each one atomic step (one round trip).
+--
+-- A record is one string, expired by Redis itself:
+--   state (1 byte: 'P' in progress, 'C' completed) | fingerprint length (1 byte) | fingerprint
+--   | owner token length (1 byte) | owner token | response (completed records only)
+-- A completed record keeps the first 8 bytes of its owner's token: enough to know a retried
+-- complete from another owner's, and 8 bytes fewer in every record.
+--
+-- KEYS[1] the record key; ARGV[1] the operation, then its arguments:
+--   acquire  fingerprint, token, lock TTL (ms)  -> {'A'} | {'M'} | {'P', pttl} | {'C', response, pttl}
+--            creates the in-progress record, or reports the existing one; a different fingerprint
+--            wins over every state (422 before 409); the same token acquiring again (a retried
+--            round trip whose reply was lost) acquires again
+--   complete token, response, TTL (ms)          -> 1 completed (now, or by this token before) | 0 lease lost
+--   release  token                              -> 1 the key is free (deleted, or already gone) | 0 not ours
+--   renew    token, lock TTL (ms)               -> 1 renewed | 0 lease lost
+
+local key = KEYS[1]
+local operation = ARGV[1]
+local record = redis.call('GET', key)
+
+local state, fingerprint, token, header
+if record then
+  state = string.sub(record, 1, 1)
+  local fingerprintLength = string.byte(record, 2)
+  fingerprint = string.sub(record, 3, 2 + fingerprintLength)
+  local tokenLength = string.byte(record, 3 + fingerprintLength)
+  token = string.sub(record, 4 + fingerprintLength, 3 + fingerprintLength + tokenLength)
+  header = 3 + fingerprintLength + tokenLength
+end
+
+if operation == 'acquire' then
+  if not record then
+    redis.call('SET', key, 'P' .. string.char(#ARGV[2]) .. ARGV[2] .. string.char(#ARGV[3]) .. ARGV[3], 'PX', ARGV[4])
+    return {'A'}
+  end
+  if state == 'P' and token == ARGV[3] then
+    redis.call('PEXPIRE', key, ARGV[4])
+    return {'A'}
+  end
+  if fingerprint ~= ARGV[2] then
+    return {'M'}
+  end
+  if state == 'P' then
+    return {'P', redis.call('PTTL', key)}
+  end
+  return {'C', string.sub(record, header + 1), redis.call('PTTL', key)}
+end
+
+if operation == 'complete' then
+  if not record then
+    return 0
+  end
+  if state == 'C' then
+    return token == string.sub(ARGV[2], 1, 8) and 1 or 0
+  end
+  if token ~= ARGV[2] then
+    return 0
+  end
+  local kept = string.sub(ARGV[2], 1, 8)
+  redis.call('SET', key, 'C' .. string.char(#fingerprint) .. fingerprint .. string.char(#kept) .. kept .. ARGV[3],
+    'PX', ARGV[4])
+  return 1
+end
+
+if operation == 'release' then
+  if not record then
+    return 1
+  end
+  if state ~= 'P' or token ~= ARGV[2] then
+    return 0
+  end
+  redis.call('DEL', key)
+  return 1
+end
+
+if operation == 'renew' then
+  if state ~= 'P' or token ~= ARGV[2] then
+    return 0
+  end
+  redis.call('PEXPIRE', key, ARGV[3])
+  return 1
+end
+
+return redis.error_reply('unknown operation ' .. tostring(operation))
