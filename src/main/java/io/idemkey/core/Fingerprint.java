@@ -47,6 +47,7 @@ public final class Fingerprint {
     /** By name only, and stable: the values of one parameter keep their order (they bind to a List). */
     private static final Comparator<Map.Entry<String, String>> QUERY_ORDER = Map.Entry.comparingByKey();
 
+    private final MessageDigest sha256 = newSha256();
     private final JsonParserFactory parsers;
     private final JsonGeneratorFactory generators;
 
@@ -376,7 +377,16 @@ public final class Fingerprint {
         digest.update((byte) length);
     }
 
-    private static MessageDigest sha256() {
+    /** A fresh digest: cloning a prototype skips the provider lookup of getInstance on every request. */
+    private MessageDigest sha256() {
+        try {
+            return (MessageDigest) sha256.clone();
+        } catch (CloneNotSupportedException e) {
+            return newSha256();
+        }
+    }
+
+    private static MessageDigest newSha256() {
         try {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
