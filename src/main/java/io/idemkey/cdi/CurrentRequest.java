@@ -2,41 +2,34 @@ package io.idemkey.cdi;
 
 import io.idemkey.IdempotencyContext;
 import io.idemkey.core.Execution;
-import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.context.RequestScoped;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.ContextNotActiveException;
+import jakarta.inject.Inject;
+import jakarta.servlet.http.HttpServletRequest;
 
 import java.util.Optional;
 
 /**
- * The guarded execution of the current request, if any: set by the JAX-RS request filter, read by
- * the interceptor (which marks it started) and by the application through {@link IdempotencyContext}.
- *
- * <p>It is also the last line of defence: if a synchronous request ends while its execution still
- * holds the key (no response filter ran, say), the key is released here, so a retry is not refused
- * with 409 until the lease runs out.
+ * {@link IdempotencyContext} for the application: the guarded request of the current HTTP request,
+ * read from the request it travels with (see {@link GuardedRequest}).
  */
-@RequestScoped
+@ApplicationScoped
 public class CurrentRequest implements IdempotencyContext {
 
-    private GuardedRequest guarded;
-    private volatile boolean asynchronous;
+    @Inject
+    HttpServletRequest request;
 
-    /** Binds the guarded request (called by the request filter). */
-    public void bind(GuardedRequest guarded) {
-        this.guarded = guarded;
-    }
-
-    /** The guarded request, or null. */
+    /** The current request's guarded request, or null (none, or not on a request thread). */
     public GuardedRequest guarded() {
-        return guarded;
-    }
-
-    /** The method answers asynchronously: the request scope ends before the response exists. */
-    public void markAsynchronous() {
-        asynchronous = true;
+        try {
+            return (GuardedRequest) request.getAttribute(GuardedRequest.ATTRIBUTE);
+        } catch (ContextNotActiveException | IllegalStateException notOnARequestThread) {
+            return null;
+        }
     }
 
     private Execution execution() {
+        GuardedRequest guarded = guarded();
         return guarded == null ? null : guarded.execution();
     }
 
@@ -50,14 +43,6 @@ public class CurrentRequest implements IdempotencyContext {
         Execution execution = execution();
         if (execution != null) {
             execution.markRetryable();
-        }
-    }
-
-    @PreDestroy
-    void releaseIfAbandoned() {
-        Execution execution = execution();
-        if (execution != null && !asynchronous && execution.isRunning()) {
-            execution.release("the request ended without a recordable response");
         }
     }
 }

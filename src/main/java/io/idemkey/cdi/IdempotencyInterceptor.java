@@ -3,7 +3,6 @@ package io.idemkey.cdi;
 import io.idemkey.IdempotencyKey;
 import io.idemkey.core.Execution;
 import jakarta.annotation.Priority;
-import jakarta.enterprise.context.ContextNotActiveException;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
@@ -47,7 +46,7 @@ public class IdempotencyInterceptor {
         Execution execution = guarded.execution();
         execution.markStarted();
         Providers providers = guarded.providers();
-        guardAsyncResponse(invocation, execution, providers);
+        guardAsyncResponse(invocation, guarded, providers);
         Object result;
         try {
             result = invocation.proceed();
@@ -56,18 +55,14 @@ public class IdempotencyInterceptor {
             throw e;
         }
         if (result instanceof CompletionStage<?> stage) {
-            currentRequest.markAsynchronous();
+            guarded.markAsynchronous();
             stage.whenComplete((value, failure) -> releaseIfUnmapped(execution, failure, providers));
         }
         return result;
     }
 
     private GuardedRequest currentGuardedRequest() {
-        try {
-            return currentRequest.guarded();
-        } catch (ContextNotActiveException e) {
-            return null; // not a request thread: not ours to guard
-        }
+        return currentRequest.guarded();
     }
 
     /** Another bean of the request may carry the binding too (a class-level annotation): not the method. */
@@ -106,11 +101,12 @@ public class IdempotencyInterceptor {
      * Hands the method an {@link AsyncResponse} that releases the key before an unmapped failure
      * goes out; the completion callback catches whatever still slips through (after the fact).
      */
-    private void guardAsyncResponse(InvocationContext invocation, Execution execution, Providers providers) {
+    private static void guardAsyncResponse(InvocationContext invocation, GuardedRequest guarded, Providers providers) {
+        Execution execution = guarded.execution();
         Object[] parameters = invocation.getParameters();
         for (int i = 0; i < parameters.length; i++) {
             if (parameters[i] instanceof AsyncResponse response) {
-                currentRequest.markAsynchronous();
+                guarded.markAsynchronous();
                 response.register((CompletionCallback) failure -> releaseIfUnmapped(execution, failure, providers));
                 parameters[i] = new GuardedAsyncResponse(response, failure -> releaseIfUnmapped(execution, failure, providers));
                 invocation.setParameters(parameters);

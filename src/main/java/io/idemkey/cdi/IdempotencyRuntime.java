@@ -45,9 +45,6 @@ public class IdempotencyRuntime {
     private static final String MANAGED_SCHEDULER = "java:comp/DefaultManagedScheduledExecutorService";
 
     @Inject
-    CurrentRequest currentRequest;
-
-    @Inject
     IdempotencyExtension extension;
 
 
@@ -117,10 +114,6 @@ public class IdempotencyRuntime {
 
     public IdempotencyStore store() {
         return store;
-    }
-
-    public CurrentRequest currentRequest() {
-        return currentRequest;
     }
 
     /** The policy of a resource method, resolved once; empty if it is not annotated. */

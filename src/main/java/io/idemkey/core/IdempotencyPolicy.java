@@ -38,7 +38,6 @@ public record IdempotencyPolicy(Duration ttl, Duration lockTtl, boolean required
 
     /** The interval at which a running execution renews its lease: a third of the lock TTL. */
     public Duration renewalInterval() {
-        Duration third = lockTtl.dividedBy(3);
-        return third.isZero() ? Duration.ofMillis(1) : third;
+        return Duration.ofMillis(Math.max(1, lockTtl.toMillis() / 3)); // (Duration.dividedBy goes through BigDecimal)
     }
 }

@@ -4,6 +4,8 @@ import io.idemkey.cdi.GuardedRequest;
 import io.idemkey.cdi.IdempotencyRuntime;
 import io.idemkey.config.IdempotencySettings;
 import io.idemkey.core.Decision;
+import io.idemkey.core.Fingerprint;
+import io.idemkey.core.IdempotencyEngine;
 import io.idemkey.core.IdempotencyPolicy;
 import io.idemkey.core.KeyHeader;
 import io.idemkey.core.RecordKey;
@@ -36,6 +38,8 @@ import java.util.Map;
 public final class IdempotencyRequestFilter implements ContainerRequestFilter {
 
     private final IdempotencyRuntime runtime;
+    private final IdempotencyEngine engine;
+    private final Fingerprint fingerprints;
     private final IdempotencySettings settings;
     private final IdempotencyPolicy policy;
     private final Method resourceMethod;
@@ -47,6 +51,8 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
     IdempotencyRequestFilter(IdempotencyRuntime runtime, IdempotencyPolicy policy, Method resourceMethod,
                              String endpoint, Problems problems, Providers providers) {
         this.runtime = runtime;
+        this.engine = runtime.engine();
+        this.fingerprints = runtime.fingerprint();
         this.resourceMethod = resourceMethod;
         this.providers = providers;
         this.settings = runtime.settings();
@@ -96,14 +102,13 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
             return;
         }
         UriInfo uri = request.getUriInfo();
-        byte[] fingerprint = runtime.fingerprint().of(request.getMethod(), path(uri), query(uri),
+        byte[] fingerprint = fingerprints.of(request.getMethod(), path(uri), query(uri),
                 isJson(request.getMediaType()), entity, policy.excludeFields());
         String recordKey = RecordKey.of(settings.keyPrefix(), scope, key);
 
-        Decision decision = runtime.engine().begin(recordKey, key, fingerprint, policy, endpoint);
+        Decision decision = engine.begin(recordKey, key, fingerprint, policy, endpoint);
         if (decision instanceof Decision.Proceed proceed) {
-            request.setProperty(RequestProperties.EXECUTION, proceed.execution());
-            runtime.currentRequest().bind(new GuardedRequest(proceed.execution(), resourceMethod, providers));
+            request.setProperty(GuardedRequest.ATTRIBUTE, new GuardedRequest(proceed.execution(), resourceMethod, providers));
         } else if (decision instanceof Decision.Replay replay) {
             request.abortWith(replay(replay.response()));
         } else if (decision instanceof Decision.Conflict conflict) {

@@ -1,5 +1,6 @@
 package io.idemkey.jaxrs;
 
+import io.idemkey.cdi.GuardedRequest;
 import io.idemkey.core.Execution;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
@@ -24,7 +25,7 @@ public final class IdempotencyResponseFilter implements ContainerResponseFilter 
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-        Execution execution = (Execution) request.getProperty(RequestProperties.EXECUTION);
+        Execution execution = execution(request.getProperty(GuardedRequest.ATTRIBUTE));
         if (execution == null || !execution.isRunning()) {
             return;
         }
@@ -49,5 +50,9 @@ public final class IdempotencyResponseFilter implements ContainerResponseFilter 
             return "refused with " + status + " before the method started";
         }
         return status >= 500 ? "the method answered " + status : "the method marked its outcome retryable";
+    }
+
+    private static Execution execution(Object guarded) {
+        return guarded instanceof GuardedRequest request ? request.execution() : null;
     }
 }

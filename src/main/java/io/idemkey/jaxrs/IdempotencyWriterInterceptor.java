@@ -1,5 +1,6 @@
 package io.idemkey.jaxrs;
 
+import io.idemkey.cdi.GuardedRequest;
 import io.idemkey.core.Execution;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.ext.WriterInterceptor;
@@ -24,7 +25,7 @@ public final class IdempotencyWriterInterceptor implements WriterInterceptor {
 
     @Override
     public void aroundWriteTo(WriterInterceptorContext context) throws IOException, WebApplicationException {
-        Execution execution = (Execution) context.getProperty(RequestProperties.EXECUTION);
+        Execution execution = execution(context.getProperty(GuardedRequest.ATTRIBUTE));
         Integer status = (Integer) context.getProperty(RequestProperties.STATUS_TO_RECORD);
         if (execution == null || status == null || !execution.isRunning()) {
             context.proceed();
@@ -49,5 +50,9 @@ public final class IdempotencyWriterInterceptor implements WriterInterceptor {
         byte[] body = capture.captured();
         execution.complete(recorder.record(status, context.getHeaders(), context.getMediaType(), body));
         original.write(body);
+    }
+
+    private static Execution execution(Object guarded) {
+        return guarded instanceof GuardedRequest request ? request.execution() : null;
     }
 }

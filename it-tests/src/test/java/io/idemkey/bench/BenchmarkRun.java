@@ -146,8 +146,10 @@ public final class BenchmarkRun {
     }
 
     private void measure(String scenario, URI uri, int connections, Supplier<String> keys) throws Exception {
-        results.computeIfAbsent(scenario, s -> new ArrayList<>())
-                .add(load.run(uri, BODY, connections, WARM_UP, MEASURED, keys));
+        LoadGenerator.Result result = load.run(uri, BODY, connections, WARM_UP, MEASURED, keys);
+        System.out.printf("  %-22s %7.0f req/s  p50 %.3f ms  p99 %.3f ms  errors %d%n", scenario, result.throughput(),
+                result.p50Millis(), result.p99Millis(), result.errors());
+        results.computeIfAbsent(scenario, s -> new ArrayList<>()).add(result);
     }
 
     private double throughput(String scenario) {

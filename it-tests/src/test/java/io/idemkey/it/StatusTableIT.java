@@ -153,6 +153,23 @@ class StatusTableIT {
     }
 
     @Test
+    void requestThatEndsWithoutAWrittenResponseReleasesItsKeyAtTheEnd() throws Exception {
+        // An application response filter fails: no response filter of Idemkey's runs, no entity is written.
+        String key = Http.newKey();
+        HttpRequest failing = http.request("guarded/no-content").header(Http.KEY, key).header("X-Fail-Response", "yes")
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        assertEquals(500, http.send(failing).statusCode());
+        HttpResponse<String> retry = http.post("guarded/no-content", key);
+        long deadline = System.nanoTime() + 3_000_000_000L; // the end-of-request listener runs as the request ends
+        while (retry.statusCode() == 409 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            retry = http.post("guarded/no-content", key);
+        }
+        assertEquals(204, retry.statusCode(), "released, not held until the lease runs out: the retry ran");
+        assertEquals(2, http.executions(key));
+    }
+
+    @Test
     void businessFailure4xxIsRecordedAndReplayed() {
         String key = Http.newKey();
         HttpResponse<String> first = http.post("guarded/business-failure", key);
