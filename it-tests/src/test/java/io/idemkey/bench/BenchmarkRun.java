@@ -115,19 +115,27 @@ public final class BenchmarkRun {
         }
         AtomicInteger next = new AtomicInteger();
         Supplier<String> replayed = () -> replayKeys.get(Math.floorMod(next.getAndIncrement(), replayKeys.size()));
+        List<Runnable> scenarios = List.of(
+                () -> measure("bare, 32", idemkey.resolve("bench/bare"), 32, null),
+                () -> measure("idempotent, 32", idemkey.resolve("bench/guarded"), 32, this::uniqueKey),
+                () -> measure("replay, 32", idemkey.resolve("bench/guarded"), 32, replayed),
+                () -> measure("check-then-lock, 32", seeds.resolve("bench/guarded"), 32, this::uniqueKey),
+                () -> measure("bare, 1", idemkey.resolve("bench/bare"), 1, null),
+                () -> measure("idempotent, 1", idemkey.resolve("bench/guarded"), 1, this::uniqueKey),
+                () -> measure("check-then-lock, 1", seeds.resolve("bench/guarded"), 1, this::uniqueKey));
+        System.out.println("a warm-up pass (not counted) ...");
+        scenarios.forEach(Runnable::run);
+        results.clear();
         for (int repeat = 1; repeat <= REPEATS; repeat++) {
             System.out.printf("run %d of %d ...%n", repeat, REPEATS);
-            measure("bare, 32", idemkey.resolve("bench/bare"), 32, null);
-            measure("idempotent, 32", idemkey.resolve("bench/guarded"), 32, this::uniqueKey);
-            measure("replay, 32", idemkey.resolve("bench/guarded"), 32, replayed);
-            measure("check-then-lock, 32", seeds.resolve("bench/guarded"), 32, this::uniqueKey);
-            measure("bare, 1", idemkey.resolve("bench/bare"), 1, null);
-            measure("idempotent, 1", idemkey.resolve("bench/guarded"), 1, this::uniqueKey);
-            measure("check-then-lock, 1", seeds.resolve("bench/guarded"), 1, this::uniqueKey);
+            for (int i = 0; i < scenarios.size(); i++) { // a different order each run: drift hits every scenario
+                scenarios.get((i + repeat - 1) % scenarios.size()).run();
+            }
         }
         System.out.printf("%n| scenario (connections) | throughput (req/s) | p50 (ms) | p99 (ms) | ÷ bare |%n"
                 + "| --- | --- | --- | --- | --- |%n");
-        for (String scenario : results.keySet()) {
+        for (String scenario : List.of("bare, 32", "idempotent, 32", "replay, 32", "check-then-lock, 32", "bare, 1",
+                "idempotent, 1", "check-then-lock, 1")) {
             String bare = scenario.endsWith(", 1") ? "bare, 1" : "bare, 32";
             System.out.printf("| %s | %.0f | %.3f | %.3f | %.2f |%n", scenario, throughput(scenario), p50(scenario),
                     p99(scenario), throughput(scenario) / throughput(bare));
@@ -145,8 +153,13 @@ public final class BenchmarkRun {
                         throughput("check-then-lock, 32"), p99("idempotent, 1"), p99("check-then-lock, 1")));
     }
 
-    private void measure(String scenario, URI uri, int connections, Supplier<String> keys) throws Exception {
-        LoadGenerator.Result result = load.run(uri, BODY, connections, WARM_UP, MEASURED, keys);
+    private void measure(String scenario, URI uri, int connections, Supplier<String> keys) {
+        LoadGenerator.Result result;
+        try {
+            result = load.run(uri, BODY, connections, WARM_UP, MEASURED, keys);
+        } catch (Exception e) {
+            throw new IllegalStateException(scenario, e);
+        }
         System.out.printf("  %-22s %7.0f req/s  p50 %.3f ms  p99 %.3f ms  errors %d%n", scenario, result.throughput(),
                 result.p50Millis(), result.p99Millis(), result.errors());
         results.computeIfAbsent(scenario, s -> new ArrayList<>()).add(result);
