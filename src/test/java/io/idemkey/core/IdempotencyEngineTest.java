@@ -10,7 +10,6 @@ import io.idemkey.testing.ManualClock;
 import io.idemkey.testing.ManualScheduler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

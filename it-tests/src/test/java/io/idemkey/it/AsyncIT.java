@@ -2,14 +2,9 @@ package io.idemkey.it;
 
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.net.URL;
 import java.net.http.HttpResponse;
 import java.util.Map;
 
@@ -22,23 +17,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * responses: recorded and replayed like synchronous ones; an unmapped failure releases the key; a
  * response too large to record is delivered whole and its key released.
  */
-@ExtendWith(ArquillianExtension.class)
 @RunAsClient
-class AsyncIT {
+class AsyncIT extends ClientOfOneDeployment {
 
     @Deployment
     static WebArchive deployment() {
         return Deployments.guardedApp("async", Map.of());
-    }
-
-    @ArquillianResource
-    URL base;
-
-    Http http;
-
-    @BeforeEach
-    void client() {
-        http = new Http(base);
     }
 
     @Test

@@ -2,14 +2,9 @@ package io.idemkey.it;
 
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.net.URL;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -24,23 +19,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Keys are scoped per caller (the default, {@code idempotency.scope=principal}): two users reusing
  * one key each get their own execution and their own response.
  */
-@ExtendWith(ArquillianExtension.class)
 @RunAsClient
-class CallerScopeIT {
+class CallerScopeIT extends ClientOfOneDeployment {
 
     @Deployment
     static WebArchive deployment() {
         return Deployments.guardedApp("caller-scope", Map.of());
-    }
-
-    @ArquillianResource
-    URL base;
-
-    Http http;
-
-    @BeforeEach
-    void client() {
-        http = new Http(base);
     }
 
     @Test

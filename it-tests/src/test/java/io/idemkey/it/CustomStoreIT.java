@@ -3,13 +3,9 @@ package io.idemkey.it;
 import io.idemkey.testing.RedisMonitor;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.net.URL;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
@@ -20,9 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * {@code idempotency.store=custom}: the application's own {@code IdempotencyStore} CDI bean (here
  * the seeds' check-then-lock pattern the benchmark compares against) is the one Idemkey uses.
  */
-@ExtendWith(ArquillianExtension.class)
 @RunAsClient
-class CustomStoreIT {
+class CustomStoreIT extends ClientOfOneDeployment {
 
     @Deployment
     static WebArchive deployment() {
@@ -30,12 +25,8 @@ class CustomStoreIT {
                 "idempotency.replay-cache-bytes", "0"));
     }
 
-    @ArquillianResource
-    URL base;
-
     @Test
     void theApplicationsStoreBeanKeepsTheRecords() throws Exception {
-        Http http = new Http(base);
         String key = Http.newKey();
         try (RedisMonitor monitor = RedisMonitor.start(TestRedis.get())) {
             HttpResponse<String> first = http.postJson("guarded/echo", key, "{}");

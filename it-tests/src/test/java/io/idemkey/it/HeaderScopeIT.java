@@ -2,14 +2,9 @@ package io.idemkey.it;
 
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.net.URL;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
@@ -18,23 +13,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 /** {@code idempotency.scope=header:X-Tenant}: the tenant header separates key spaces. */
-@ExtendWith(ArquillianExtension.class)
 @RunAsClient
-class HeaderScopeIT {
+class HeaderScopeIT extends ClientOfOneDeployment {
 
     @Deployment
     static WebArchive deployment() {
         return Deployments.guardedApp("header-scope", Map.of("idempotency.scope", "header:X-Tenant"));
-    }
-
-    @ArquillianResource
-    URL base;
-
-    Http http;
-
-    @BeforeEach
-    void client() {
-        http = new Http(base);
     }
 
     @Test

@@ -4,17 +4,12 @@ import io.idemkey.core.RecordKey;
 import io.idemkey.testing.RedisRecords;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import redis.clients.jedis.Jedis;
 
 import java.io.ByteArrayOutputStream;
 import java.io.ByteArrayInputStream;
-import java.net.URL;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -30,9 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Hostile clients: malformed, oversized and odd headers and bodies get a clear 4xx (Idemkey's own
  * as problem+json), never a 5xx, never a hang, never a record stuck in progress.
  */
-@ExtendWith(ArquillianExtension.class)
 @RunAsClient
-class HostileInputIT {
+class HostileInputIT extends ClientOfOneDeployment {
 
     private static final String HEAD = "POST {path}guarded/echo HTTP/1.1\r\nHost: localhost\r\n"
             + "Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n";
@@ -40,16 +34,6 @@ class HostileInputIT {
     @Deployment
     static WebArchive deployment() {
         return Deployments.guardedApp("hostile", Map.of());
-    }
-
-    @ArquillianResource
-    URL base;
-
-    Http http;
-
-    @BeforeEach
-    void client() {
-        http = new Http(base);
     }
 
     @Test

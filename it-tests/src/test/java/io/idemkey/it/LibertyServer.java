@@ -2,13 +2,9 @@ package io.idemkey.it;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -20,19 +16,12 @@ import java.util.stream.Collectors;
  * installation the build made ({@code liberty:create}), configured from {@code liberty/server.xml},
  * the one configuration the sample uses too, plus an override with its port and any extra features.
  */
-public final class LibertyServer implements ServerProcess {
+public final class LibertyServer extends ChildProcessServer {
 
-    private static final Duration STARTUP = Duration.ofSeconds(240);
-
-    private final int port;
-    private final Path log;
-    private final Process process;
     private final List<String> applications;
 
-    private LibertyServer(int port, Path log, Process process, List<String> applications) {
-        this.port = port;
-        this.log = log;
-        this.process = process;
+    private LibertyServer(int port, List<String> applications) {
+        super(port, newLog("open-liberty-"));
         this.applications = applications;
     }
 
@@ -63,81 +52,29 @@ public final class LibertyServer implements ServerProcess {
                 Files.copy(war, serverDirectory.resolve("dropins").resolve(war.getFileName()),
                         StandardCopyOption.REPLACE_EXISTING);
             }
-            Path log = Files.createTempFile("open-liberty-", ".log");
-            ProcessBuilder builder = new ProcessBuilder(wlp.resolve("bin/server").toString(), "run", name)
-                    .redirectErrorStream(true).redirectOutput(log.toFile());
-            builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
-            builder.environment().put("JVM_ARGS", systemProperties.entrySet().stream()
-                    .map(e -> "-D" + e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" ")));
-            List<String> applications = wars.stream()
-                    .map(war -> war.getFileName().toString().replaceFirst("\\.war$", "")).toList();
-            LibertyServer server = new LibertyServer(port, log, builder.start(), applications);
-            Runtime.getRuntime().addShutdownHook(new Thread(server::kill));
-            server.awaitReady();
-            return server;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        ProcessBuilder builder = new ProcessBuilder(wlp.resolve("bin/server").toString(), "run", name);
+        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        builder.environment().put("JVM_ARGS", systemProperties.entrySet().stream()
+                .map(e -> "-D" + e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" ")));
+        LibertyServer server = new LibertyServer(port, wars.stream()
+                .map(war -> war.getFileName().toString().replaceFirst("\\.war$", "")).toList());
+        server.start(builder, "Open Liberty");
+        return server;
+    }
+
+    /** Ready (CWWKF0011I) and every application started (CWWKZ0001I) or failed (CWWKZ0002E, CWWKZ0004E). */
+    @Override
+    boolean ready(String output) {
+        return output.contains("CWWKF0011I") && applications.stream().allMatch(app ->
+                output.contains("CWWKZ0001I: Application " + app + " started")
+                        || output.matches("(?s).*CWWKZ000[24]E: [^\\n]*\\b" + Pattern.quote(app) + "\\b.*"));
     }
 
     @Override
     public Kind kind() {
         return Kind.LIBERTY;
-    }
-
-    @Override
-    public URI uri(String context) {
-        return URI.create("http://127.0.0.1:" + port + "/" + context + "/");
-    }
-
-    @Override
-    public String log() {
-        try {
-            return Files.readString(log, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    @Override
-    public Path logFile() {
-        return log;
-    }
-
-    @Override
-    public void await() throws InterruptedException {
-        process.waitFor();
-    }
-
-    @Override
-    public void kill() {
-        process.destroyForcibly();
-        try {
-            process.waitFor();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Ready (CWWKF0011I) and every application started (CWWKZ0001I) or failed (CWWKZ0002E). */
-    private void awaitReady() {
-        Instant deadline = Instant.now().plus(STARTUP);
-        while (Instant.now().isBefore(deadline)) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("Open Liberty exited:\n" + log());
-            }
-            String output = log();
-            if (output.contains("CWWKF0011I") && applications.stream().allMatch(app -> settled(output, app))) {
-                return;
-            }
-            PayaraMicroServer.pause();
-        }
-        kill();
-        throw new IllegalStateException("Open Liberty did not start within " + STARTUP + ":\n" + log());
-    }
-
-    private static boolean settled(String output, String application) {
-        return output.contains("CWWKZ0001I: Application " + application + " started")
-                || output.matches("(?s).*CWWKZ000[24]E: [^\\n]*\\b" + Pattern.quote(application) + "\\b.*");
     }
 }

@@ -4,18 +4,13 @@ import io.idemkey.testing.RedisRecords;
 import io.idemkey.testing.RedisServer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
-import java.net.URL;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
@@ -31,9 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ever. This Redis keeps an append-only file, as production Redis should (see README), so a restart
  * keeps its records.
  */
-@ExtendWith(ArquillianExtension.class)
 @RunAsClient
-class OutageIT {
+class OutageIT extends ClientOfOneDeployment {
 
     private static final int LOCK_TTL_SECONDS = 20;
     private static RedisServer redis;
@@ -51,16 +45,6 @@ class OutageIT {
         if (redis != null) {
             redis.close();
         }
-    }
-
-    @ArquillianResource
-    URL base;
-
-    Http http;
-
-    @BeforeEach
-    void client() {
-        http = new Http(base);
     }
 
     @Test

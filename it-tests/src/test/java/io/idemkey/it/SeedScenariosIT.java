@@ -5,16 +5,11 @@ import io.idemkey.testing.RedisRecords;
 import io.idemkey.testing.RedisServer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import redis.clients.jedis.Jedis;
 
-import java.net.URL;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -35,25 +30,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The seven scenarios of seed 002 ("Idempotency Key with Redis for distributed protection"), over
  * real HTTP against Payara Micro and a real Redis.
  */
-@ExtendWith(ArquillianExtension.class)
 @RunAsClient
-class SeedScenariosIT {
+class SeedScenariosIT extends ClientOfOneDeployment {
 
     private static final String PAYMENT = "{\"name\":\"order-42\",\"amount\":1999}";
 
     @Deployment
     static WebArchive deployment() {
         return Deployments.guardedApp("seed-scenarios", Map.of());
-    }
-
-    @ArquillianResource
-    URL base;
-
-    Http http;
-
-    @BeforeEach
-    void client() {
-        http = new Http(base);
     }
 
     @Test

@@ -4,14 +4,9 @@ import io.idemkey.testing.RedisMonitor;
 import io.idemkey.testing.RedisServer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.net.URL;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
@@ -23,23 +18,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every row of SPEC's status table, over real HTTP, against the real server and a real Redis. */
-@ExtendWith(ArquillianExtension.class)
 @RunAsClient
-class StatusTableIT {
+class StatusTableIT extends ClientOfOneDeployment {
 
     @Deployment
     static WebArchive deployment() {
         return Deployments.guardedApp("status-table", Map.of());
-    }
-
-    @ArquillianResource
-    URL base;
-
-    Http http;
-
-    @BeforeEach
-    void client() {
-        http = new Http(base);
     }
 
     @Test
