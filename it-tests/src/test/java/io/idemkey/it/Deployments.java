@@ -27,7 +27,7 @@ public final class Deployments {
         return ShrinkWrap.create(WebArchive.class, name + ".war")
                 .addPackage(TestApplication.class.getPackage())
                 .addAsResource(new StringAsset(properties(config)), "META-INF/microprofile-config.properties")
-                .addAsLibraries(Maven.resolver().loadPomFromFile("pom.xml")
+                .addAsLibraries(Maven.resolver().loadPomFromFile(System.getProperty("it.pom", "pom.xml"))
                         .importCompileAndRuntimeDependencies().resolve().withTransitivity().asFile());
     }
 

@@ -1,8 +1,13 @@
 package io.idemkey.it;
 
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.net.URI;
@@ -71,17 +76,22 @@ public final class Http {
 
     /** One of Idemkey's counters on this server, such as {@code idempotency.fail.open}. */
     public long metric(String name) {
-        String body = get("guarded/metrics").body();
-        int at = body.indexOf("\"" + name + "\":");
-        if (at < 0) {
-            throw new IllegalStateException("no metric " + name + " in " + body);
+        JsonObject counters = json(get("guarded/metrics"));
+        if (!counters.containsKey(name)) {
+            throw new IllegalStateException("no metric " + name + " in " + counters);
         }
-        int start = at + name.length() + 3;
-        int end = start;
-        while (end < body.length() && Character.isDigit(body.charAt(end))) {
-            end++;
+        return counters.getJsonNumber(name).longValue();
+    }
+
+    /** The server's MicroProfile Health readiness ({@code /health/ready}): its status code and its checks. */
+    public HttpResponse<String> readiness() {
+        return send(HttpRequest.newBuilder(base.resolve("/health/ready")).timeout(Duration.ofSeconds(60)).GET().build());
+    }
+
+    public static JsonObject json(HttpResponse<String> response) {
+        try (JsonReader reader = Json.createReader(new StringReader(response.body()))) {
+            return reader.readObject();
         }
-        return Long.parseLong(body.substring(start, end));
     }
 
     public HttpResponse<String> send(HttpRequest request) {

@@ -2,6 +2,9 @@ package io.idemkey.it;
 
 import io.idemkey.testing.RedisRecords;
 import io.idemkey.testing.RedisServer;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -53,8 +56,10 @@ class OutageIT extends ClientOfOneDeployment {
         String open = Http.newKey();
         long failOpenBefore = http.metric("idempotency.fail.open");
         long storeErrorsBefore = http.metric("idempotency.store.error");
+        assertStoreReadiness(200, "UP");
         redis.stop();
         try {
+            assertStoreReadiness(503, "DOWN");
             for (int i = 0; i < 3; i++) {
                 HttpResponse<String> refused = http.postJson("guarded/payments", payment, "{\"name\":\"n\"}");
                 assertEquals(503, refused.statusCode());
@@ -65,6 +70,7 @@ class OutageIT extends ClientOfOneDeployment {
         } finally {
             redis.restart();
         }
+        assertStoreReadiness(200, "UP");
         assertEquals(0, http.executions(payment), "a fail-closed payment never ran");
         assertEquals(2, http.executions("open:" + open), "fail-open ran unprotected, twice");
         assertEquals(failOpenBefore + 2, http.metric("idempotency.fail.open"));
@@ -123,6 +129,20 @@ class OutageIT extends ClientOfOneDeployment {
             } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
             assertTrue(records > 0);
         }
+    }
+
+    /** MicroProfile Health readiness follows the store; Idemkey's counters travel with its check. */
+    private void assertStoreReadiness(int status, String storeStatus) {
+        HttpResponse<String> readiness = http.readiness();
+        assertEquals(status, readiness.statusCode(), readiness.body());
+        JsonObject check = Http.json(readiness).getJsonArray("checks").getValuesAs(JsonObject.class).stream()
+                .filter(c -> c.getString("name").equals("idempotency-store")).findFirst()
+                .orElseThrow(() -> new AssertionError("no idempotency-store check in " + readiness.body()));
+        assertEquals(storeStatus, check.getString("status"));
+        assertEquals("redis", check.getJsonObject("data").getString("store"));
+        JsonValue failOpen = check.getJsonObject("data").get("idempotency.fail.open"); // Payara writes numbers as strings
+        assertEquals(Long.toString(http.metric("idempotency.fail.open")),
+                failOpen instanceof JsonString text ? text.getString() : failOpen.toString());
     }
 
     private void awaitExecutions(String key) throws InterruptedException {

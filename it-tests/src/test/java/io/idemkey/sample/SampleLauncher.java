@@ -3,6 +3,9 @@ package io.idemkey.sample;
 import io.idemkey.it.ServerProcess;
 import io.idemkey.testing.RedisServer;
 
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -28,7 +31,7 @@ public final class SampleLauncher {
         int port = Integer.getInteger("sample.port", 8080);
         ServerProcess.Kind kind = ServerProcess.Kind.valueOf(
                 System.getProperty("sample.server", "payara").toUpperCase(Locale.ROOT));
-        Path war = Path.of("target", "idemkey-sample.war");
+        Path war = Path.of(System.getProperty("sample.warFile", "target/idemkey-sample.war"));
         if (!Files.exists(war)) {
             throw new IllegalStateException(war.toAbsolutePath() + " is missing: run `mvn -f it-tests package` first");
         }
@@ -58,6 +61,13 @@ public final class SampleLauncher {
         System.out.println("Starting the Idemkey sample on " + serverName + " (port " + port + ") with " + store + " ...");
         ServerProcess server = ServerProcess.start(kind, List.of(war), port, config);
         Runtime.getRuntime().addShutdownHook(new Thread(server::kill));
+        HttpResponse<Void> orders = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                server.uri("idemkey-sample").resolve("api/orders")).build(), HttpResponse.BodyHandlers.discarding());
+        if (orders.statusCode() != 200) {
+            System.err.println("The sample did not start (GET /idemkey-sample/api/orders answered "
+                    + orders.statusCode() + "); see the server log " + server.logFile());
+            System.exit(1);
+        }
         System.out.println(curlLines("http://localhost:" + port + "/idemkey-sample/api", store, server.logFile()));
         server.await();
     }
