@@ -87,6 +87,18 @@ class DockerFilesTest {
         assertTrue(compose.contains("\"--appendonly\", \"yes\""), "Redis keeps its data (README: durability)");
     }
 
+    @Test
+    void nginxListensOnThePortComposePublishesAndTheReadmeNames() {
+        Matcher listen = Pattern.compile("(?m)^\\s*listen (\\d+);").matcher(nginx);
+        assertTrue(listen.find(), "nginx.conf listens on a port");
+        Matcher published = Pattern.compile("\"(\\d+):" + listen.group(1) + "\"").matcher(compose);
+        assertTrue(published.find(), "compose publishes nginx's port " + listen.group(1));
+        assertTrue(read("README.md").contains("docker compose -f docker/compose.yaml up --build      # http://localhost:"
+                + published.group(1) + "/idemkey-sample/api"), "README names the published port");
+        assertTrue(compose.contains("http://localhost:" + published.group(1) + "/idemkey-sample/api"),
+                "the curl line in compose.yaml uses the published port");
+    }
+
     private static List<String> copySources(String dockerfile) {
         List<String> sources = new ArrayList<>();
         Matcher copy = Pattern.compile("(?m)^COPY (?:--\\S+ )*(\\S+) \\S+$").matcher(dockerfile);

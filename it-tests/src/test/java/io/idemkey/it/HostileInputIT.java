@@ -15,6 +15,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -49,12 +50,22 @@ class HostileInputIT extends ClientOfOneDeployment {
         }
         values.add("del\u007fx");
         long records = records();
+        List<String> answeredByIdemkey = new ArrayList<>();
         for (String value : values) {
             Http.RawResponse response = http.raw(HEAD + "Idempotency-Key: " + value + "\r\n\r\n", "{}".getBytes());
             assertEquals(400, response.status(), printable(value) + ": " + response.head());
-            assertTrue(response.isProblem() || !response.body().contains("idempotency"),
-                    "Idemkey's own 400s are problem+json: " + printable(value));
+            // Idemkey's own answer, or the HTTP container's bare refusal of a byte it does not accept
+            // in a header at all (Grizzly on Payara refuses control and non-ASCII bytes itself)
+            boolean refusedByContainer = response.body().isEmpty() && !response.head().toLowerCase(Locale.ROOT).contains("content-type");
+            assertTrue(response.isProblem() || refusedByContainer, printable(value) + ": " + response.head() + response.body());
+            if (response.isProblem()) {
+                assertTrue(response.body().contains("\"type\":\"https://idemkey.io/problems/key-invalid\""), response.body());
+                answeredByIdemkey.add(printable(value));
+            }
         }
+        System.out.println("Idempotency-Key values refused by Idemkey with problem+json: " + answeredByIdemkey.size()
+                + " of " + values.size());
+        assertTrue(answeredByIdemkey.size() >= 10, "the values every container lets through reach Idemkey: " + answeredByIdemkey);
         String key = Http.newKey();
         Http.RawResponse twice = http.raw(HEAD + "Idempotency-Key: " + key + "\r\nIdempotency-Key: " + key + "\r\n\r\n",
                 "{}".getBytes());
@@ -65,10 +76,14 @@ class HostileInputIT extends ClientOfOneDeployment {
 
     @Test
     void headerOf64KilobytesIsRefusedWithA4xxQuickly() {
+        long records = records();
         long start = System.nanoTime();
         Http.RawResponse response = http.raw(HEAD + "Idempotency-Key: " + "k".repeat(64 * 1024) + "\r\n\r\n", "{}".getBytes());
         assertTrue(response.status() >= 400 && response.status() < 500, "status " + response.status());
         assertTrue(System.nanoTime() - start < 10_000_000_000L, "answered without hanging");
+        assertTrue(response.isProblem() || !response.body().contains("idemkey.io"),
+                "if Idemkey answers (the container may refuse first), it answers problem+json: " + response.body());
+        assertTrue(records() <= records, "no record was created");
     }
 
     @Test

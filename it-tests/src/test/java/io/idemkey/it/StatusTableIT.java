@@ -55,6 +55,18 @@ class StatusTableIT extends ClientOfOneDeployment {
     }
 
     @Test
+    void methodReceivesTheBodyAndTheKeyHeaderExactlyAsSent() {
+        String key = "\"" + Http.newKey() + "\"";
+        String body = "{ \"z\" : [3, 1.50, {\"clientTimestamp\": \"t1\"}],\n  \"a\": \"caf\u00e9 \\u00e9\", \"clientTimestamp\": \"t1\" }";
+        HttpResponse<String> first = http.postJson("guarded/received", key, body);
+        assertEquals(200, first.statusCode(), first.body());
+        var received = Http.json(first);
+        assertEquals(body, received.getString("body"), "member order, spacing, numbers and excluded fields untouched");
+        assertEquals(key, received.getString("header"), "the header as the client sent it, quotes included");
+        assertEquals(first.body(), http.postJson("guarded/received", key, body.replace("t1", "t2")).body());
+    }
+
+    @Test
     void quotedAndBareFormsAreTheSameKey() {
         String key = Http.newKey();
         HttpResponse<String> bare = http.postJson("guarded/echo", key, "{}");
@@ -248,6 +260,8 @@ class StatusTableIT extends ClientOfOneDeployment {
                 break;
             }
             assertEquals(409, retry.statusCode(), "retry " + i + " while the first runs");
+            assertEquals("1", retry.headers().firstValue("Retry-After").orElse(null),
+                    "the lease is 1 s (the override took effect), so only its renewal keeps the key");
         }
         assertEquals(200, first.get().statusCode());
         assertEquals(1, http.executions(key));

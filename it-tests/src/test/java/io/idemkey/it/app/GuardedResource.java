@@ -64,6 +64,17 @@ public class GuardedResource {
                 .build();
     }
 
+    /** Answers with what it received: the entity as a string and the raw Idempotency-Key header. */
+    @POST
+    @Path("/received")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @IdempotencyKey(excludeFields = "clientTimestamp")
+    public Response received(String body, @HeaderParam("Idempotency-Key") String header) {
+        int execution = executions.record(key());
+        return Response.ok(Json.createObjectBuilder().add("body", body).add("header", header)
+                .add("execution", execution).build().toString()).build();
+    }
+
     @PATCH
     @Path("/echo")
     @Consumes(MediaType.APPLICATION_JSON)
