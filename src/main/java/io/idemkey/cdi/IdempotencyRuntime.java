@@ -116,6 +116,11 @@ public class IdempotencyRuntime {
         return store;
     }
 
+    /** Whether leases are renewed on the server's managed scheduled executor (else on a private thread). */
+    public boolean renewsOnManagedExecutor() {
+        return privateScheduler == null;
+    }
+
     /** The policy of a resource method, resolved once; empty if it is not annotated. */
     public Optional<IdempotencyPolicy> policy(Class<?> resourceClass, Method method) {
         ResourceMethod key = new ResourceMethod(resourceClass, method);

@@ -31,7 +31,8 @@ public class IdempotencyStoreReadiness implements HealthCheck {
     public HealthCheckResponse call() {
         HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME)
                 .status(runtime.store().isAvailable())
-                .withData("store", runtime.settings().store().name().toLowerCase(Locale.ROOT));
+                .withData("store", runtime.settings().store().name().toLowerCase(Locale.ROOT))
+                .withData("lease-renewal", runtime.renewsOnManagedExecutor() ? "managed executor" : "private thread");
         runtime.engine().metrics().snapshot().forEach(response::withData);
         return response.build();
     }

@@ -52,6 +52,36 @@ class CallerScopeIT extends ClientOfOneDeployment {
         assertEquals(201, post("bob", key, "{\"b\":2}").statusCode(), "not a 422: bob's key space is his own");
     }
 
+    @Test
+    void requestRefusedByTheApplicationsAuthenticationFilterTakesNoKey() {
+        String key = Http.newKey();
+        long acquired = http.metric("idempotency.acquired");
+        HttpResponse<String> anonymous = account(null, key);
+        assertEquals(401, anonymous.statusCode());
+        assertEquals(acquired, http.metric("idempotency.acquired"), "refused before Idemkey's filter: no key taken");
+        assertEquals(201, account("alice", key).statusCode());
+    }
+
+    @Test
+    void requestRefusedByAnAuthorizationFilterAfterIdemkeysReleasesTheKey() {
+        String key = Http.newKey();
+        long acquired = http.metric("idempotency.acquired");
+        long released = http.metric("idempotency.released");
+        assertEquals(403, account("bob", key).statusCode());
+        assertEquals(acquired + 1, http.metric("idempotency.acquired"));
+        assertEquals(released + 1, http.metric("idempotency.released"), "the method never started: the key is released");
+        HttpResponse<String> again = account("bob", key);
+        assertEquals(403, again.statusCode(), "not a replay of the 403, and not a 409: the key was free again");
+        assertTrue(again.headers().firstValue("Idempotent-Replayed").isEmpty());
+        assertEquals(0, http.executions("bob:" + key));
+    }
+
+    private HttpResponse<String> account(String user, String key) {
+        HttpRequest.Builder request = http.request("guarded/account").header(Http.KEY, key)
+                .POST(HttpRequest.BodyPublishers.noBody());
+        return http.send(authenticated(request, user).build());
+    }
+
     private HttpResponse<String> whoami(String user, String key) {
         HttpRequest.Builder request = http.request("guarded/whoami").header(Http.KEY, key)
                 .POST(HttpRequest.BodyPublishers.noBody());

@@ -88,6 +88,13 @@ public final class Http {
         return send(HttpRequest.newBuilder(base.resolve("/health/ready")).timeout(Duration.ofSeconds(60)).GET().build());
     }
 
+    /** Idemkey's check ({@code idempotency-store}) in a readiness answer. */
+    public static JsonObject storeCheck(HttpResponse<String> readiness) {
+        return json(readiness).getJsonArray("checks").getValuesAs(JsonObject.class).stream()
+                .filter(check -> check.getString("name").equals("idempotency-store")).findFirst()
+                .orElseThrow(() -> new AssertionError("no idempotency-store check in " + readiness.body()));
+    }
+
     public static JsonObject json(HttpResponse<String> response) {
         try (JsonReader reader = Json.createReader(new StringReader(response.body()))) {
             return reader.readObject();

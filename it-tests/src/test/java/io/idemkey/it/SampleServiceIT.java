@@ -1,6 +1,5 @@
 package io.idemkey.it;
 
-import jakarta.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -100,9 +99,10 @@ class SampleServiceIT {
     void readinessReportsTheRedisStore() {
         HttpResponse<String> readiness = http.readiness();
         assertEquals(200, readiness.statusCode(), readiness.body());
-        assertTrue(Http.json(readiness).getJsonArray("checks").getValuesAs(JsonObject.class).stream()
-                .anyMatch(check -> check.getString("name").equals("idempotency-store")
-                        && check.getString("status").equals("UP")), readiness.body());
+        assertEquals("UP", Http.storeCheck(readiness).getString("status"));
+        assertEquals("redis", Http.storeCheck(readiness).getJsonObject("data").getString("store"));
+        assertEquals("managed executor", Http.storeCheck(readiness).getJsonObject("data").getString("lease-renewal"),
+                "leases are renewed on the server's managed scheduled executor");
     }
 
     private static String payment(String clientTimestamp, String nonce) {

@@ -99,6 +99,27 @@ class TwoServersIT {
         }
     }
 
+    @Test
+    void encodedPathsAndQueriesFingerprintTheSameOnBothServers() {
+        Http p = new Http(payara.uri("shared"));
+        Http l = new Http(liberty.uri("shared"));
+        String path = "guarded/items/caf%C3%A9%20au%20lait%2B1";
+        for (Http[] servers : List.of(new Http[] {p, l}, new Http[] {l, p})) {
+            String key = Http.newKey();
+            HttpResponse<String> original = servers[0].postJson(path + "?b=2&a=1&a=%20x", key, "{}");
+            assertEquals(201, original.statusCode(), original.body());
+            assertTrue(original.body().contains("\"name\":\"caf\u00e9 au lait+1\",\"a\":\"1, x\""), original.body());
+            HttpResponse<String> replay = servers[1].postJson(path + "?a=1&a=%20x&b=2", key, "{}");
+            assertEquals(original.body(), replay.body(), "the same request, parameters in another order");
+            assertEquals("true", replay.headers().firstValue("Idempotent-Replayed").orElse(null));
+            assertEquals(422, servers[1].postJson(path.replace("%2B1", "%2B2") + "?b=2&a=1&a=%20x", key, "{}")
+                    .statusCode(), "another path is another request");
+            assertEquals(422, servers[1].postJson(path + "?b=2&a=1&a=x", key, "{}").statusCode(),
+                    "another query is another request");
+            assertEquals(1, p.executions(key) + l.executions(key));
+        }
+    }
+
     private static Void oneKey(Http p, Http l, AtomicInteger conflicts) throws Exception {
         String key = Http.newKey();
         String path = "guarded/slow?millis=50";

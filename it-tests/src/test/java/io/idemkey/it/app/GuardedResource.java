@@ -64,6 +64,17 @@ public class GuardedResource {
                 .build();
     }
 
+    /** A path parameter and query parameters, for fingerprints of encoded paths. */
+    @POST
+    @Path("/items/{name}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @IdempotencyKey
+    public Response item(@PathParam("name") String name, @QueryParam("a") java.util.List<String> a, String body) {
+        return Response.status(201).entity(Json.createObjectBuilder().add("name", name).add("a", String.join(",", a))
+                .add("execution", executions.record(key())).add("id", UUID.randomUUID().toString()).build().toString())
+                .build();
+    }
+
     /** Answers with what it received: the entity as a string and the raw Idempotency-Key header. */
     @POST
     @Path("/received")
@@ -202,6 +213,16 @@ public class GuardedResource {
         int execution = executions.record(caller + ":" + key());
         return Response.ok("{\"caller\":\"" + caller + "\",\"execution\":" + execution + ",\"id\":\""
                 + UUID.randomUUID() + "\"}").build();
+    }
+
+    /** Behind the application's own access filters ({@link AccountAccessFilters}). */
+    @POST
+    @Path("/account")
+    @IdempotencyKey
+    public Response account(@Context SecurityContext security) {
+        String caller = security.getUserPrincipal().getName();
+        return Response.status(201).entity("{\"caller\":\"" + caller + "\",\"execution\":"
+                + executions.record(caller + ":" + key()) + "}").build();
     }
 
     /** Idemkey's counters on this server. */

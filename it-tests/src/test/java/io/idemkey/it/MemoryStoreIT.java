@@ -1,0 +1,65 @@
+package io.idemkey.it;
+
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpResponse;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * {@code idempotency.store=memory} deployed on the server: the same answers as with Redis, and no
+ * Redis involved at all (the configured URL points at a port nothing listens on).
+ */
+@RunAsClient
+class MemoryStoreIT extends ClientOfOneDeployment {
+
+    @Deployment
+    static WebArchive deployment() {
+        return Deployments.guardedApp("memory-store", Map.of("idempotency.store", "memory",
+                "idempotency.redis.url", "redis://127.0.0.1:1"));
+    }
+
+    @Test
+    void firstRequestRunsRetryIsReplayedAndAnotherBodyIsRefused() {
+        String key = Http.newKey();
+        HttpResponse<String> first = http.postJson("guarded/echo", key, "{\"a\":1}");
+        HttpResponse<String> retry = http.postJson("guarded/echo", key, "{ \"a\" : 1 }");
+        assertEquals(201, first.statusCode(), first.body());
+        assertEquals(first.body(), retry.body());
+        assertEquals(first.headers().firstValue("Location"), retry.headers().firstValue("Location"));
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(422, http.postJson("guarded/echo", key, "{\"a\":2}").statusCode());
+        assertEquals(1, http.executions(key));
+    }
+
+    @Test
+    void requestWhileTheFirstRunsGets409AndServerErrorsRelease() throws Exception {
+        String key = Http.newKey();
+        var first = CompletableFuture.supplyAsync(() -> http.post("guarded/slow?millis=1500", key));
+        while (http.executions(key) == 0) {
+            Thread.sleep(20);
+        }
+        assertEquals(409, http.post("guarded/slow?millis=1500", key).statusCode());
+        assertEquals(200, first.get().statusCode());
+
+        String failing = Http.newKey();
+        assertEquals(500, http.post("guarded/server-error", failing).statusCode());
+        assertEquals(500, http.post("guarded/server-error", failing).statusCode());
+        assertEquals(2, http.executions(failing), "released: the retry ran again");
+    }
+
+    @Test
+    void readinessIsUpWithoutAnyRedis() {
+        HttpResponse<String> readiness = http.readiness();
+        assertEquals(200, readiness.statusCode(), readiness.body());
+        assertEquals("UP", Http.storeCheck(readiness).getString("status"));
+        assertEquals("memory", Http.storeCheck(readiness).getJsonObject("data").getString("store"));
+        assertEquals("managed executor", Http.storeCheck(readiness).getJsonObject("data").getString("lease-renewal"),
+                "leases are renewed on the server's managed scheduled executor");
+    }
+}
