@@ -105,14 +105,14 @@ public final class ChaosRun {
         }
     }
 
-    private final Options options;
-    private final String run = UUID.randomUUID().toString().substring(0, 8);
     /**
      * How long before the kill a body may have ended and still be excused: the completion is one
      * round trip, or a few retries in the background while Redis restarts; far less than this.
      */
     private static final Duration KILL_WINDOW = Duration.ofSeconds(3);
 
+    private final Options options;
+    private final String run = UUID.randomUUID().toString().substring(0, 8);
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
     private final Map<Integer, List<Outcome>> outcomes = new ConcurrentHashMap<>();
