@@ -107,23 +107,8 @@ public final class BenchmarkRun {
     private final Map<String, List<LoadGenerator.Result>> results = new LinkedHashMap<>();
 
     private void throughputAndLatency(Map<String, String> table) throws Exception {
-        List<String> replayKeys = new ArrayList<>();
-        for (int i = 0; i < 1000; i++) {
-            String key = uniqueKey();
-            post(idemkey.resolve("bench/guarded"), key);
-            replayKeys.add(key);
-        }
-        List<String> redisReplayKeys = new ArrayList<>();
-        for (int i = 0; i < 1000; i++) {
-            String key = uniqueKey();
-            post(uncached.resolve("bench/guarded"), key);
-            redisReplayKeys.add(key);
-        }
-        AtomicInteger next = new AtomicInteger();
-        Supplier<String> replayed = () -> replayKeys.get(Math.floorMod(next.getAndIncrement(), replayKeys.size()));
-        AtomicInteger nextFromRedis = new AtomicInteger();
-        Supplier<String> replayedFromRedis = () -> redisReplayKeys.get(
-                Math.floorMod(nextFromRedis.getAndIncrement(), redisReplayKeys.size()));
+        Supplier<String> replayed = completedKeys(idemkey);
+        Supplier<String> replayedFromRedis = completedKeys(uncached);
         List<Runnable> scenarios = List.of(
                 () -> measure("bare, 32", idemkey.resolve("bench/bare"), 32, null),
                 () -> measure("idempotent, 32", idemkey.resolve("bench/guarded"), 32, this::uniqueKey),
@@ -145,8 +130,7 @@ public final class BenchmarkRun {
         System.out.printf("%n| scenario (connections) | throughput (req/s) | p50 (ms) | p99 (ms) | ÷ bare |%n"
                 + "| --- | --- | --- | --- | --- |%n");
         for (String scenario : List.of("bare, 32", "idempotent, 32", "replay, 32", "replay from Redis, 32",
-                "check-then-lock, 32", "bare, 1",
-                "idempotent, 1", "check-then-lock, 1")) {
+                "check-then-lock, 32", "bare, 1", "idempotent, 1", "check-then-lock, 1")) {
             String bare = scenario.endsWith(", 1") ? "bare, 1" : "bare, 32";
             System.out.printf("| %s | %.0f | %.3f | %.3f | %.2f |%n", scenario, throughput(scenario), p50(scenario),
                     p99(scenario), throughput(scenario) / throughput(bare));
@@ -164,6 +148,18 @@ public final class BenchmarkRun {
         table.put("Idemkey vs check-then-lock: throughput 32 conn., p99 1 conn. (ahead)",
                 String.format("%.0f vs %.0f req/s; %.3f vs %.3f ms", throughput("idempotent, 32"),
                         throughput("check-then-lock, 32"), p99("idempotent, 1"), p99("check-then-lock, 1")));
+    }
+
+    /** 1,000 keys completed on this deployment, handed out in turn, round and round. */
+    private Supplier<String> completedKeys(URI deployment) throws Exception {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            String key = uniqueKey();
+            post(deployment.resolve("bench/guarded"), key);
+            keys.add(key);
+        }
+        AtomicInteger next = new AtomicInteger();
+        return () -> keys.get(Math.floorMod(next.getAndIncrement(), keys.size()));
     }
 
     private void measure(String scenario, URI uri, int connections, Supplier<String> keys) {

@@ -7,8 +7,6 @@ import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -77,28 +75,15 @@ class CallerScopeIT extends ClientOfOneDeployment {
     }
 
     private HttpResponse<String> account(String user, String key) {
-        HttpRequest.Builder request = http.request("guarded/account").header(Http.KEY, key)
-                .POST(HttpRequest.BodyPublishers.noBody());
-        return http.send(authenticated(request, user).build());
+        return http.postAs(user, "guarded/account", key);
     }
 
     private HttpResponse<String> whoami(String user, String key) {
-        HttpRequest.Builder request = http.request("guarded/whoami").header(Http.KEY, key)
-                .POST(HttpRequest.BodyPublishers.noBody());
-        return http.send(authenticated(request, user).build());
+        return http.postAs(user, "guarded/whoami", key);
     }
 
     private HttpResponse<String> post(String user, String key, String json) {
-        HttpRequest.Builder request = http.request("guarded/echo").header(Http.KEY, key)
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
-        return http.send(authenticated(request, user).build());
-    }
-
-    private static HttpRequest.Builder authenticated(HttpRequest.Builder request, String user) {
-        if (user != null) {
-            request.header("Authorization", "Basic " + Base64.getEncoder()
-                    .encodeToString((user + ":pw").getBytes(StandardCharsets.UTF_8)));
-        }
-        return request;
+        return http.send(http.request("guarded/echo", user).header(Http.KEY, key)
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build());
     }
 }

@@ -45,7 +45,7 @@ class CrashIT {
                     // expected: the server dies under the request
                 }
             });
-            awaitExecutions(http, key);
+            http.awaitExecution(key);
             first.kill();
             killedAt = System.nanoTime();
         }
@@ -72,11 +72,4 @@ class CrashIT {
         }
     }
 
-    private static void awaitExecutions(Http http, String key) throws InterruptedException {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (http.executions(key) == 0) {
-            assertTrue(System.nanoTime() < deadline, "the request did not start");
-            Thread.sleep(20);
-        }
-    }
 }

@@ -13,6 +13,9 @@ import java.util.stream.Collectors;
 /** Builds the test WARs: the test application, Idemkey and its dependencies, and a configuration. */
 public final class Deployments {
 
+    /** A Redis URL nothing answers on (port 1): for deployments that must not, or cannot, reach Redis. */
+    public static final String UNREACHABLE_REDIS = "redis://127.0.0.1:1";
+
     private Deployments() {
     }
 

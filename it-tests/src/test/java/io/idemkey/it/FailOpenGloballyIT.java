@@ -19,7 +19,7 @@ class FailOpenGloballyIT extends ClientOfOneDeployment {
     @Deployment
     static WebArchive deployment() {
         return Deployments.guardedApp("fail-open-globally", Map.of("idempotency.failure-mode", "open",
-                "idempotency.redis.url", "redis://127.0.0.1:1"));
+                "idempotency.redis.url", Deployments.UNREACHABLE_REDIS));
     }
 
     @Test

@@ -5,10 +5,7 @@ import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -37,9 +34,6 @@ class GlobalScopeIT extends ClientOfOneDeployment {
     }
 
     private HttpResponse<String> whoami(String user, String key) {
-        return http.send(http.request("guarded/whoami").header(Http.KEY, key)
-                .header("Authorization", "Basic " + Base64.getEncoder()
-                        .encodeToString((user + ":pw").getBytes(StandardCharsets.UTF_8)))
-                .POST(HttpRequest.BodyPublishers.noBody()).build());
+        return http.postAs(user, "guarded/whoami", key);
     }
 }

@@ -17,6 +17,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -48,6 +49,16 @@ public final class Http {
                 .timeout(Duration.ofSeconds(60));
     }
 
+    /** A request as one of the test application's users (basic auth, password "pw"); anonymous when null. */
+    public HttpRequest.Builder request(String path, String user) {
+        HttpRequest.Builder request = request(path);
+        if (user != null) {
+            request.header("Authorization", "Basic " + Base64.getEncoder()
+                    .encodeToString((user + ":pw").getBytes(StandardCharsets.UTF_8)));
+        }
+        return request;
+    }
+
     /** POST a JSON body with the given key (none when null). */
     public HttpResponse<String> postJson(String path, String key, String json) {
         HttpRequest.Builder request = request(path).header("Content-Type", "application/json")
@@ -64,6 +75,11 @@ public final class Http {
             request.header(KEY, key);
         }
         return send(request.build());
+    }
+
+    /** POST without a body, with a key, as one of the test application's users (anonymous when null). */
+    public HttpResponse<String> postAs(String user, String path, String key) {
+        return send(request(path, user).header(KEY, key).POST(HttpRequest.BodyPublishers.noBody()).build());
     }
 
     public HttpResponse<String> get(String path) {
@@ -83,16 +99,31 @@ public final class Http {
         return counters.getJsonNumber(name).longValue();
     }
 
-    /** The server's MicroProfile Health readiness ({@code /health/ready}): its status code and its checks. */
-    public HttpResponse<String> readiness() {
-        return send(HttpRequest.newBuilder(base.resolve("/health/ready")).timeout(Duration.ofSeconds(60)).GET().build());
-    }
-
-    /** Idemkey's check ({@code idempotency-store}) in a readiness answer. */
-    public static JsonObject storeCheck(HttpResponse<String> readiness) {
+    /**
+     * Idemkey's check ({@code idempotency-store}) in the server's MicroProfile Health readiness
+     * ({@code /health/ready}), which must answer the given status (200 when UP, 503 when DOWN).
+     */
+    public JsonObject storeCheck(int status) {
+        HttpResponse<String> readiness = send(HttpRequest.newBuilder(base.resolve("/health/ready"))
+                .timeout(Duration.ofSeconds(60)).GET().build());
+        if (readiness.statusCode() != status) {
+            throw new AssertionError("readiness answered " + readiness.statusCode() + ", not " + status + ": "
+                    + readiness.body());
+        }
         return json(readiness).getJsonArray("checks").getValuesAs(JsonObject.class).stream()
                 .filter(check -> check.getString("name").equals("idempotency-store")).findFirst()
                 .orElseThrow(() -> new AssertionError("no idempotency-store check in " + readiness.body()));
+    }
+
+    /** Waits until the guarded method has started for this key (it counts its execution first). */
+    public void awaitExecution(String key) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (executions(key) == 0) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the request with key " + key + " did not start");
+            }
+            Thread.sleep(20);
+        }
     }
 
     public static JsonObject json(HttpResponse<String> response) {

@@ -1,6 +1,8 @@
 package io.idemkey.it;
 
+import jakarta.json.JsonObject;
 import org.jboss.arquillian.container.test.api.Deployment;
+import jakarta.json.JsonObject;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
@@ -21,7 +23,7 @@ class MemoryStoreIT extends ClientOfOneDeployment {
     @Deployment
     static WebArchive deployment() {
         return Deployments.guardedApp("memory-store", Map.of("idempotency.store", "memory",
-                "idempotency.redis.url", "redis://127.0.0.1:1"));
+                "idempotency.redis.url", Deployments.UNREACHABLE_REDIS));
     }
 
     @Test
@@ -41,9 +43,7 @@ class MemoryStoreIT extends ClientOfOneDeployment {
     void requestWhileTheFirstRunsGets409AndServerErrorsRelease() throws Exception {
         String key = Http.newKey();
         var first = CompletableFuture.supplyAsync(() -> http.post("guarded/slow?millis=1500", key));
-        while (http.executions(key) == 0) {
-            Thread.sleep(20);
-        }
+        http.awaitExecution(key);
         assertEquals(409, http.post("guarded/slow?millis=1500", key).statusCode());
         assertEquals(200, first.get().statusCode());
 
@@ -55,11 +55,10 @@ class MemoryStoreIT extends ClientOfOneDeployment {
 
     @Test
     void readinessIsUpWithoutAnyRedis() {
-        HttpResponse<String> readiness = http.readiness();
-        assertEquals(200, readiness.statusCode(), readiness.body());
-        assertEquals("UP", Http.storeCheck(readiness).getString("status"));
-        assertEquals("memory", Http.storeCheck(readiness).getJsonObject("data").getString("store"));
-        assertEquals("managed executor", Http.storeCheck(readiness).getJsonObject("data").getString("lease-renewal"),
+        JsonObject check = http.storeCheck(200);
+        assertEquals("UP", check.getString("status"));
+        assertEquals("memory", check.getJsonObject("data").getString("store"));
+        assertEquals("managed executor", check.getJsonObject("data").getString("lease-renewal"),
                 "leases are renewed on the server's managed scheduled executor");
     }
 }

@@ -130,11 +130,7 @@ class SeedScenariosIT extends ClientOfOneDeployment {
                     // expected: the server dies under the request
                 }
             });
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (a.executions(key) == 0) {
-                assertTrue(System.nanoTime() < deadline, "pod A did not start the request");
-                Thread.sleep(20);
-            }
+            a.awaitExecution(key);
             podA.kill();
         }
         HttpResponse<String> retry = http.post("guarded/crashable", key);

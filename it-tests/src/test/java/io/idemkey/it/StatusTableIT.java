@@ -236,7 +236,7 @@ class StatusTableIT extends ClientOfOneDeployment {
     void requestWhileTheFirstIsRunningGets409WithRetryAfter() throws Exception {
         String key = Http.newKey();
         var first = CompletableFuture.supplyAsync(() -> http.post("guarded/slow?millis=1500", key));
-        awaitExecutions(key, 1);
+        http.awaitExecution(key);
         HttpResponse<String> concurrent = http.post("guarded/slow?millis=1500", key);
         assertEquals(409, concurrent.statusCode());
         assertTrue(concurrent.body().contains("https://idemkey.io/problems/request-in-progress"));
@@ -252,7 +252,7 @@ class StatusTableIT extends ClientOfOneDeployment {
         // lockTtlSeconds is 1 for /slow (configuration override): the lease is renewed while it runs 3 s.
         String key = Http.newKey();
         var first = CompletableFuture.supplyAsync(() -> http.post("guarded/slow?millis=3000", key));
-        awaitExecutions(key, 1);
+        http.awaitExecution(key);
         for (int i = 0; i < 10; i++) {
             Thread.sleep(200);
             HttpResponse<String> retry = http.post("guarded/slow?millis=3000", key);
@@ -282,7 +282,7 @@ class StatusTableIT extends ClientOfOneDeployment {
     void retryThatWaitsForTheInFlightRequestIsReplayed() throws Exception {
         String key = Http.newKey();
         var first = CompletableFuture.supplyAsync(() -> http.post("guarded/wait?millis=1000", key));
-        awaitExecutions(key, 1);
+        http.awaitExecution(key);
         HttpResponse<String> waiting = http.post("guarded/wait?millis=1000", key);
         assertEquals(200, waiting.statusCode());
         assertEquals(first.get().body(), waiting.body());
@@ -352,7 +352,7 @@ class StatusTableIT extends ClientOfOneDeployment {
 
             String slow = Http.newKey();
             var first = CompletableFuture.supplyAsync(() -> http.post("guarded/slow?millis=300", slow));
-            awaitExecutions(slow, 1);
+            http.awaitExecution(slow);
             monitor.takeClientCommands();
             assertEquals(409, http.post("guarded/slow?millis=300", slow).statusCode());
             assertEquals(List.of("evalsha"), monitor.takeClientCommands(), "conflict: acquire only");
@@ -385,14 +385,6 @@ class StatusTableIT extends ClientOfOneDeployment {
         HttpResponse<String> afterRecovery = http.postJson("guarded/payments", key, "{\"name\":\"n\"}");
         assertEquals(201, afterRecovery.statusCode(), "the first request after Redis returns succeeds");
         assertEquals(1, http.executions(key));
-    }
-
-    private void awaitExecutions(String key, int count) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (http.executions(key) < count) {
-            assertTrue(System.nanoTime() < deadline, "the first request did not start");
-            Thread.sleep(20);
-        }
     }
 
     private static String contentType(HttpResponse<String> response) {

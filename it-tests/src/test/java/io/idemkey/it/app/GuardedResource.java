@@ -70,7 +70,7 @@ public class GuardedResource {
     @Path("/items/{name}")
     @Consumes(MediaType.APPLICATION_JSON)
     @IdempotencyKey
-    public Response item(@PathParam("name") String name, @QueryParam("a") List<String> a, String body) {
+    public Response item(@PathParam("name") String name, @QueryParam("a") List<String> a) {
         return Response.status(201).entity(Json.createObjectBuilder().add("name", name).add("a", String.join(",", a))
                 .add("execution", executions.record(key())).add("id", UUID.randomUUID().toString()).build().toString())
                 .build();
