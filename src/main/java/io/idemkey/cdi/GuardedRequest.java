@@ -6,19 +6,21 @@ import jakarta.ws.rs.ext.Providers;
 import java.lang.reflect.Method;
 
 /**
- * A request that holds an idempotency key, as the request filter hands it to the interceptor, the
- * response filter and the end-of-request listener: a request property, which both servers keep as
- * a servlet request attribute ({@link #ATTRIBUTE}). No request-scoped bean is created per request.
+ * A request that holds an idempotency key, as the request filter hands it to the response filter
+ * and the writer interceptor: a request property ({@link #ATTRIBUTE}). The CDI interceptor and the
+ * end of the request receive it through {@link CurrentRequest}. No request-scoped bean is created
+ * per request.
  */
 public final class GuardedRequest {
 
-    /** The request property (servlet request attribute) it travels in; namespaced. */
+    /** The request property it travels in; namespaced. */
     public static final String ATTRIBUTE = "io.idemkey.guarded-request";
 
     private final Execution execution;
     private final Method resourceMethod;
     private final Providers providers;
     private volatile boolean asynchronous;
+    private boolean asynchronousAnswerEnded;
 
     /**
      * @param execution      the execution holding the key
@@ -43,9 +45,23 @@ public final class GuardedRequest {
         return providers;
     }
 
-    /** The method answers asynchronously: the request's thread ends before the response exists. */
-    public void markAsynchronous() {
-        asynchronous = true;
+    /**
+     * The method answers asynchronously: the request's thread ends before the response exists, and
+     * the lease is renewed until {@link #asynchronousAnswerEnded()}.
+     */
+    public synchronized void markAsynchronous() {
+        if (!asynchronous) {
+            asynchronous = true;
+            execution.workBegins();
+        }
+    }
+
+    /** The asynchronous answer is there (or failed): renewing the lease is no longer needed. */
+    public synchronized void asynchronousAnswerEnded() {
+        if (asynchronous && !asynchronousAnswerEnded) {
+            asynchronousAnswerEnded = true;
+            execution.workEnded();
+        }
     }
 
     public boolean asynchronous() {

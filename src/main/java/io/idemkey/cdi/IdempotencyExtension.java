@@ -5,32 +5,102 @@ import io.idemkey.config.ConfigLookup;
 import io.idemkey.config.ConfigurationException;
 import io.idemkey.config.IdempotencySettings;
 import io.idemkey.config.PolicyResolver;
+import io.idemkey.core.GuardedEndpoint;
+import io.idemkey.core.IdempotencyPolicy;
+import io.idemkey.jaxrs.ResourceMethods;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.AnnotatedMethod;
+import jakarta.enterprise.inject.spi.BeforeShutdown;
+import jakarta.enterprise.inject.spi.CDI;
+import jakarta.enterprise.inject.spi.DeploymentException;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.WithAnnotations;
-import jakarta.ws.rs.HttpMethod;
+import jakarta.ws.rs.Path;
 import org.eclipse.microprofile.config.ConfigProvider;
 
-import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Logger;
 
 /**
- * Validates Idemkey's configuration while the application is deployed: the global settings, and the
- * policy of every guarded method with its configuration overrides. An invalid value fails the
- * deployment with a message naming the property, instead of failing requests later.
+ * Idemkey at deployment:
+ * <ul>
+ * <li>binds the CDI interceptor to resource methods whose {@code @IdempotencyKey} sits on an
+ *     implemented interface (its method, or the interface itself): CDI does not inherit interceptor
+ *     bindings from interfaces, JAX-RS does inherit their annotations, and the two must agree;</li>
+ * <li>validates the global settings and the policy of every guarded method with its configuration
+ *     overrides: an invalid value fails the deployment with a message naming the property;</li>
+ * <li>fails the deployment for an {@code @IdempotencyKey} that cannot be honoured (on a method
+ *     JAX-RS does not serve as a resource method), naming the method: never silently unguarded;</li>
+ * <li>keeps the resolved policies, read once, for the runtime and the API documentation.</li>
+ * </ul>
  */
 public class IdempotencyExtension implements Extension {
 
+    private static final Logger LOG = Logger.getLogger(IdempotencyExtension.class.getName());
+
     private final Set<Class<?>> guardedTypes = ConcurrentHashMap.newKeySet();
+    /** Classes whose interface placements got the interceptor binding here. */
+    private final Set<Class<?>> boundFromInterfaces = ConcurrentHashMap.newKeySet();
+    /** Endpoints the JAX-RS runtime reported, for the ones whose classes CDI never showed this extension. */
+    private final Set<GuardedEndpoint> served = ConcurrentHashMap.newKeySet();
     private volatile IdempotencySettings settings;
+    private final Map<ResourceMethod, IdempotencyPolicy> policies = new ConcurrentHashMap<>();
+    private volatile List<GuardedEndpoint> endpoints = List.of();
+
+    /**
+     * The extension of the application this copy of the library belongs to (the jar sits in the
+     * application's WEB-INF/lib, so each application has its own), for the one caller that cannot
+     * reach CDI: Payara Micro builds the OpenAPI document on an HTTP thread outside the
+     * application's CDI context. Everything else goes through CDI.
+     */
+    private static volatile IdempotencyExtension deployed;
+
+    /** A method as a resource class serves it (an inherited method is shared by several classes). */
+    record ResourceMethod(Class<?> resourceClass, Method method) {
+    }
 
     void collect(@Observes @WithAnnotations(IdempotencyKey.class) ProcessAnnotatedType<?> type) {
         guardedTypes.add(type.getAnnotatedType().getJavaClass());
+    }
+
+    /**
+     * Interface placements: the implementing methods get the interceptor binding CDI would not
+     * inherit. Resource classes carry {@code @Path} themselves (JAX-RS does not inherit it from an
+     * interface), which keeps this observer off every other type.
+     */
+    <T> void bindInterfacePlacements(@Observes @WithAnnotations(Path.class) ProcessAnnotatedType<T> event) {
+        Class<T> type = event.getAnnotatedType().getJavaClass();
+        if (type.isInterface() || type.isAnnotation() || type.getInterfaces().length == 0 && type.getSuperclass() == Object.class
+                || type.isAnnotationPresent(IdempotencyKey.class)) {
+            return; // nothing to inherit from, or the class-level binding covers every method already
+        }
+        Map<Method, IdempotencyKey> inherited = new HashMap<>();
+        for (AnnotatedMethod<? super T> annotated : event.getAnnotatedType().getMethods()) {
+            Method method = annotated.getJavaMember();
+            if (method.getDeclaringClass().isInterface() || annotated.isAnnotationPresent(IdempotencyKey.class)) {
+                continue;
+            }
+            PolicyResolver.annotation(type, method).ifPresent(annotation -> inherited.put(method, annotation));
+        }
+        if (!inherited.isEmpty()) {
+            guardedTypes.add(type);
+            boundFromInterfaces.add(type);
+            event.configureAnnotatedType()
+                    .filterMethods(m -> inherited.containsKey(m.getJavaMember()))
+                    .forEach(m -> m.add(inherited.get(m.getAnnotated().getJavaMember())));
+        }
     }
 
     void validate(@Observes AfterDeploymentValidation validation) {
@@ -42,32 +112,145 @@ public class IdempotencyExtension implements Extension {
             return;
         }
 
-        PolicyResolver policies = new PolicyResolver(config, settings);
+        PolicyResolver resolver = new PolicyResolver(config, settings);
+        List<GuardedEndpoint> found = new ArrayList<>();
         for (Class<?> type : guardedTypes) {
-            for (Method method : type.getMethods()) {
-                if (isResourceMethod(method) || method.isAnnotationPresent(IdempotencyKey.class)) {
-                    try {
-                        policies.resolve(type, method);
-                    } catch (ConfigurationException e) {
-                        validation.addDeploymentProblem(e);
+            if (type.isInterface()) {
+                continue; // judged through the classes that implement it
+            }
+            for (Method method : methods(type)) {
+                Optional<String> problem = misplaced(type, method);
+                if (problem.isPresent()) {
+                    validation.addDeploymentProblem(new DeploymentException("Invalid Idemkey placement: " + problem.get()));
+                    continue;
+                }
+                Optional<String> httpMethod = ResourceMethods.httpMethod(type, method);
+                if (httpMethod.isEmpty() || !ResourceMethods.invocable(method)) {
+                    continue;
+                }
+                try {
+                    Optional<IdempotencyPolicy> policy = resolver.resolve(type, method);
+                    if (policy.isEmpty()) {
+                        continue;
                     }
+                    policies.put(new ResourceMethod(type, method), policy.get());
+                    if (settings.methods().contains(httpMethod.get())) {
+                        found.add(new GuardedEndpoint(httpMethod.get(), ResourceMethods.pathTemplate(type, method), policy.get()));
+                    } else if (PolicyResolver.methodAnnotation(type, method).isPresent()) {
+                        LOG.warning(() -> "Idemkey: " + type.getName() + "." + method.getName() + " carries @IdempotencyKey but"
+                                + " answers " + httpMethod.get() + ", which is not in " + IdempotencySettings.METHODS + " "
+                                + settings.methods() + ": its requests pass unguarded");
+                    }
+                } catch (ConfigurationException e) {
+                    validation.addDeploymentProblem(e);
                 }
             }
         }
+        found.sort(Comparator.comparing(GuardedEndpoint::pathTemplate).thenComparing(GuardedEndpoint::httpMethod));
+        endpoints = List.copyOf(found);
         guardedTypes.clear();
+        deployed = this;
+    }
+
+    void forget(@Observes BeforeShutdown shutdown) {
+        if (deployed == this) {
+            deployed = null;
+        }
+    }
+
+    /**
+     * This application's extension: through CDI where the caller's thread can reach it, else the one
+     * this copy of the library deployed with.
+     */
+    public static Optional<IdempotencyExtension> current() {
+        try {
+            return Optional.of(CDI.current().getBeanManager().getExtension(IdempotencyExtension.class));
+        } catch (RuntimeException outsideTheApplicationsContext) {
+            return Optional.ofNullable(deployed);
+        }
+    }
+
+    /**
+     * Why an annotation on this method cannot be honoured, if it cannot: JAX-RS never serves it as a
+     * resource method, so no request to it would ever be guarded.
+     */
+    private static Optional<String> misplaced(Class<?> type, Method method) {
+        if (PolicyResolver.methodAnnotation(type, method).isEmpty() || method.isSynthetic() || method.isBridge()) {
+            return Optional.empty();
+        }
+        String name = type.getName() + "." + method.getName() + "()";
+        if (!ResourceMethods.invocable(method)) {
+            return Optional.of("@IdempotencyKey on " + name + ", which is not a public instance method: JAX-RS never"
+                    + " invokes it, so it would never be guarded. Put the annotation on the public resource method.");
+        }
+        if (ResourceMethods.httpMethod(type, method).isEmpty()) {
+            boolean locator = ResourceMethods.jaxrsDeclaration(type, method).isPresent();
+            return Optional.of("@IdempotencyKey on " + name + ", which is "
+                    + (locator ? "a sub-resource locator: the methods of the resource it returns are not guarded by it."
+                            + " Put the annotation on the sub-resource's methods (or its class)."
+                            : "not a JAX-RS resource method (no @POST, @PATCH, ...): Idemkey guards resource methods only."));
+        }
+        return Optional.empty();
+    }
+
+    /** Public methods (inherited ones included) and the class's own others, where a misplaced annotation may sit. */
+    private static Set<Method> methods(Class<?> type) {
+        Set<Method> methods = new LinkedHashSet<>(List.of(type.getMethods()));
+        methods.addAll(List.of(type.getDeclaredMethods()));
+        methods.removeIf(m -> m.getDeclaringClass() == Object.class);
+        return methods;
     }
 
     /** The settings validated at deployment, for the runtime (they are read once). */
-    Optional<IdempotencySettings> settings() {
+    public Optional<IdempotencySettings> settings() {
         return Optional.ofNullable(settings);
     }
 
-    private static boolean isResourceMethod(Method method) {
-        for (Annotation annotation : method.getAnnotations()) {
-            if (annotation.annotationType().isAnnotationPresent(HttpMethod.class)) {
-                return true;
-            }
+    /** The policy resolved at deployment for this resource method, if the extension saw its class. */
+    Optional<IdempotencyPolicy> policy(Class<?> resourceClass, Method method) {
+        return Optional.ofNullable(policies.get(new ResourceMethod(resourceClass, method)));
+    }
+
+    /**
+     * Every guarded endpoint of the application, sorted by path: those validated at deployment, and
+     * those the JAX-RS runtime reported since (resource classes that are no CDI beans are not shown
+     * to extensions on every server).
+     */
+    public List<GuardedEndpoint> endpoints() {
+        if (served.isEmpty()) {
+            return endpoints;
         }
-        return false;
+        Map<String, GuardedEndpoint> all = new TreeMap<>();
+        for (GuardedEndpoint endpoint : endpoints) {
+            all.put(endpoint.pathTemplate() + " " + endpoint.httpMethod(), endpoint);
+        }
+        for (GuardedEndpoint endpoint : served) {
+            all.putIfAbsent(endpoint.pathTemplate() + " " + endpoint.httpMethod(), endpoint);
+        }
+        return List.copyOf(all.values());
+    }
+
+    /** The JAX-RS runtime bound Idemkey to this endpoint. */
+    void served(GuardedEndpoint endpoint) {
+        served.add(endpoint);
+    }
+
+    /**
+     * Why the CDI interceptor will not run on this guarded resource method, if it will not: its
+     * {@code @IdempotencyKey} sits on an interface only (CDI does not inherit bindings from
+     * interfaces), and the class never reached this extension to get the binding, as happens to a
+     * resource class that is no CDI bean on Payara Micro.
+     */
+    Optional<String> notInterceptable(Class<?> type, Method method) {
+        boolean onTheClass = type.isAnnotationPresent(IdempotencyKey.class) || ResourceMethods.declarations(type, method)
+                .stream().anyMatch(m -> !m.getDeclaringClass().isInterface() && m.isAnnotationPresent(IdempotencyKey.class));
+        if (onTheClass || boundFromInterfaces.contains(type)) {
+            return Optional.empty();
+        }
+        return Optional.of("Invalid Idemkey placement: @IdempotencyKey on an interface guards " + type.getName() + "."
+                + method.getName() + "(), but CDI does not manage " + type.getSimpleName() + " here, so its interceptor"
+                + " cannot be bound (CDI does not inherit interceptor bindings from interfaces). Give "
+                + type.getSimpleName() + " a CDI scope (@RequestScoped or @ApplicationScoped), or put"
+                + " @IdempotencyKey on the class or the method.");
     }
 }

@@ -39,30 +39,40 @@ public class IdempotencyInterceptor {
 
     @AroundInvoke
     public Object markStarted(InvocationContext invocation) throws Exception {
-        GuardedRequest guarded = currentGuardedRequest();
-        if (guarded == null || guarded.execution().started() || !isResourceMethod(invocation.getMethod(), guarded)) {
+        GuardedRequest guarded = currentRequest.awaiting();
+        if (guarded == null || guarded.execution().started() || !guarded.execution().isRunning()
+                || !isResourceMethod(invocation.getMethod(), guarded)) {
             return invocation.proceed();
         }
+        GuardedRequest outer = currentRequest.methodStarts(guarded);
         Execution execution = guarded.execution();
         execution.markStarted();
+        execution.workBegins();
         Providers providers = guarded.providers();
-        guardAsyncResponse(invocation, guarded, providers);
-        Object result;
         try {
-            result = invocation.proceed();
-        } catch (Exception | Error e) {
-            releaseIfUnmapped(execution, e, providers);
-            throw e;
+            guardAsyncResponse(invocation, guarded, providers);
+            Object result;
+            try {
+                result = invocation.proceed();
+            } catch (Exception | Error e) {
+                releaseIfUnmapped(execution, e, providers);
+                throw e;
+            }
+            if (result instanceof CompletionStage<?> stage) {
+                guarded.markAsynchronous();
+                stage.whenComplete((value, failure) -> {
+                    releaseIfUnmapped(execution, failure, providers);
+                    guarded.asynchronousAnswerEnded();
+                });
+            }
+            return result;
+        } finally {
+            execution.workEnded();
+            currentRequest.methodEnded(outer);
+            if (guarded.asynchronous()) {
+                currentRequest.answeredAsynchronously();
+            }
         }
-        if (result instanceof CompletionStage<?> stage) {
-            guarded.markAsynchronous();
-            stage.whenComplete((value, failure) -> releaseIfUnmapped(execution, failure, providers));
-        }
-        return result;
-    }
-
-    private GuardedRequest currentGuardedRequest() {
-        return currentRequest.guarded();
     }
 
     /** Another bean of the request may carry the binding too (a class-level annotation): not the method. */
@@ -107,7 +117,10 @@ public class IdempotencyInterceptor {
         for (int i = 0; i < parameters.length; i++) {
             if (parameters[i] instanceof AsyncResponse response) {
                 guarded.markAsynchronous();
-                response.register((CompletionCallback) failure -> releaseIfUnmapped(execution, failure, providers));
+                response.register((CompletionCallback) failure -> {
+                    releaseIfUnmapped(execution, failure, providers);
+                    guarded.asynchronousAnswerEnded();
+                });
                 parameters[i] = new GuardedAsyncResponse(response, failure -> releaseIfUnmapped(execution, failure, providers));
                 invocation.setParameters(parameters);
                 return;

@@ -6,8 +6,13 @@ import io.idemkey.config.IdempotencySettings;
 import io.idemkey.config.PolicyResolver;
 import io.idemkey.core.ExecutorScheduler;
 import io.idemkey.core.Fingerprint;
+import io.idemkey.core.GuardedEndpoint;
 import io.idemkey.core.IdempotencyEngine;
+import io.idemkey.core.IdempotencyMetrics;
 import io.idemkey.core.IdempotencyPolicy;
+import io.idemkey.core.RequestTracer;
+import io.idemkey.core.TimedStore;
+import io.idemkey.jaxrs.ResourceMethods;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.store.memory.InMemoryIdempotencyStore;
 import io.idemkey.store.redis.RedisIdempotencyStore;
@@ -16,6 +21,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.inject.Inject;
@@ -47,12 +53,25 @@ public class IdempotencyRuntime {
     @Inject
     IdempotencyExtension extension;
 
+    @Inject
+    CurrentRequest currentRequest;
+
+    /** MicroProfile Metrics, where the server has it (the bean is skipped where it does not). */
+    @Inject
+    @Any
+    Instance<IdempotencyMetrics.Exporter> exporters;
+
+    /** MicroProfile Telemetry, where the server has it. */
+    @Inject
+    @Any
+    Instance<RequestTracer> tracers;
 
     private IdempotencySettings settings;
     private PolicyResolver policies;
     private IdempotencyStore store;
     private IdempotencyEngine engine;
     private Fingerprint fingerprint;
+    private RequestTracer tracer;
     private ScheduledExecutorService privateScheduler;
     private ExecutorScheduler scheduler;
     private final Map<ResourceMethod, IdempotencyPolicy> resolved = new ConcurrentHashMap<>();
@@ -67,15 +86,42 @@ public class IdempotencyRuntime {
         settings = extension.settings().orElseGet(() -> IdempotencySettings.from(config));
         policies = new PolicyResolver(config, settings);
         store = openStore(settings);
+        if (settings.rateLimit().isPresent() && !store.countsRequests()) {
+            throw new ConfigurationException(IdempotencySettings.RATE_LIMIT_PER_KEY, "is set, but the store " + store
+                    + " does not count requests (IdempotencyStore.countsRequests())");
+        }
         scheduler = new ExecutorScheduler(scheduledExecutor());
-        engine = IdempotencyEngine.builder(store, scheduler)
+        IdempotencyMetrics.Exporter exporter = optional(exporters, "MicroProfile Metrics",
+                "its counters are in the readiness check's data only").orElse(IdempotencyMetrics.Exporter.NONE);
+        tracer = optional(tracers, "MicroProfile Telemetry", "decisions are not added to spans").orElse(RequestTracer.NONE);
+        engine = IdempotencyEngine.builder(exporter == IdempotencyMetrics.Exporter.NONE ? store : new TimedStore(store, exporter),
+                        scheduler)
+                .metrics(new IdempotencyMetrics(exporter))
                 .unavailableRetryAfter(settings.unavailableRetryAfter())
                 .conflictRetryAfterMax(settings.conflictRetryAfterMax())
                 .maxStoredResponseBytes(settings.maxResponseBytes())
                 .replayCacheBytes(settings.replayCacheBytes())
+                .rateLimit(settings.rateLimit().orElse(null))
                 .build();
         fingerprint = new Fingerprint();
         LOG.info(() -> "Idemkey started: " + settings);
+    }
+
+    /**
+     * The bean of an optional platform part, or empty (logged once, at INFO) where the server lacks
+     * it or does not let the application see its API (the bean then fails as it is created).
+     */
+    private static <T> Optional<T> optional(Instance<T> beans, String part, String consequence) {
+        for (Instance.Handle<T> handle : beans.handles()) {
+            try {
+                return Optional.of(handle.get());
+            } catch (RuntimeException | LinkageError notUsable) {
+                LOG.info(() -> "Idemkey: " + part + " is not usable here (" + notUsable + "): " + consequence);
+                return Optional.empty();
+            }
+        }
+        LOG.info(() -> "Idemkey: " + part + " is not available on this server: " + consequence);
+        return Optional.empty();
     }
 
     /** Created at start-up, not on the first request, so that the first request costs no more than others. */
@@ -112,8 +158,35 @@ public class IdempotencyRuntime {
         return fingerprint;
     }
 
+    /** Where decisions are traced (the current span), or {@link RequestTracer#NONE}. */
+    public RequestTracer tracer() {
+        return tracer;
+    }
+
     public IdempotencyStore store() {
         return store;
+    }
+
+    /** Hands guarded requests from the JAX-RS filters to the CDI interceptor. */
+    public CurrentRequest currentRequest() {
+        return currentRequest;
+    }
+
+    /**
+     * The JAX-RS runtime binds Idemkey's filters to this resource method: it is documented with the
+     * others, and it fails (the deployment, where the runtime binds at deployment) if the CDI
+     * interceptor cannot be bound to it.
+     *
+     * @throws IllegalStateException naming the method, if the interceptor cannot run on it
+     */
+    public void bound(Class<?> resourceClass, Method method, IdempotencyPolicy policy) {
+        Optional<String> problem = extension.notInterceptable(resourceClass, method);
+        if (problem.isPresent()) {
+            LOG.severe(problem.get());
+            throw new IllegalStateException(problem.get());
+        }
+        ResourceMethods.httpMethod(resourceClass, method).filter(settings.methods()::contains).ifPresent(httpMethod ->
+                extension.served(new GuardedEndpoint(httpMethod, ResourceMethods.pathTemplate(resourceClass, method), policy)));
     }
 
     /** Whether leases are renewed on the server's managed scheduled executor (else on a private thread). */
@@ -126,7 +199,9 @@ public class IdempotencyRuntime {
         ResourceMethod key = new ResourceMethod(resourceClass, method);
         IdempotencyPolicy policy = resolved.get(key);
         if (policy == null) {
-            Optional<IdempotencyPolicy> fresh = policies.resolve(resourceClass, method);
+            // resolved at deployment, unless the extension never saw the class (not a CDI bean)
+            Optional<IdempotencyPolicy> fresh = extension.policy(resourceClass, method)
+                    .or(() -> policies.resolve(resourceClass, method));
             fresh.ifPresent(p -> resolved.put(key, p));
             return fresh;
         }

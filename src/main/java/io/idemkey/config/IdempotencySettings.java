@@ -1,5 +1,6 @@
 package io.idemkey.config;
 
+import io.idemkey.spi.RateLimit;
 import io.idemkey.store.redis.RedisStoreOptions;
 
 import java.io.IOException;
@@ -13,7 +14,10 @@ import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocketFactory;
@@ -39,12 +43,13 @@ import javax.net.ssl.TrustManagerFactory;
  * @param conflictRetryAfterMax the largest Retry-After of a 409
  * @param memoryMaxRecords      the bound of the in-memory store
  * @param replayCacheBytes      the body bytes of completed records kept in memory for replays (0: off)
+ * @param rateLimitPerKey       at most so many requests per key and caller in a window; null: no limit
  */
 public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, String keyPrefix, String header,
                                   String replayedHeader, int maxKeyLength, boolean failOpen, Set<String> methods,
                                   Scope scope, int maxRequestBytes, int maxResponseBytes, Set<String> replayHeaders,
                                   Duration unavailableRetryAfter, Duration conflictRetryAfterMax,
-                                  int memoryMaxRecords, long replayCacheBytes) {
+                                  int memoryMaxRecords, long replayCacheBytes, RateLimit rateLimitPerKey) {
 
     /** Property names, in one place. */
     public static final String STORE = "idempotency.store";
@@ -74,6 +79,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Stri
     public static final String CONFLICT_RETRY_AFTER_MAX = "idempotency.conflict-retry-after-max-seconds";
     public static final String MEMORY_MAX_RECORDS = "idempotency.memory.max-records";
     public static final String REPLAY_CACHE_BYTES = "idempotency.replay-cache-bytes";
+    public static final String RATE_LIMIT_PER_KEY = "idempotency.rate-limit.per-key";
 
     /** Where records live: Redis, this JVM's memory, or the application's own {@code IdempotencyStore} CDI bean. */
     public enum StoreKind { REDIS, MEMORY, CUSTOM }
@@ -139,7 +145,36 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Stri
                 Duration.ofSeconds(integer(config, UNAVAILABLE_RETRY_AFTER, 1, 1, 3600)),
                 Duration.ofSeconds(integer(config, CONFLICT_RETRY_AFTER_MAX, 5, 1, 3600)),
                 integer(config, MEMORY_MAX_RECORDS, 100_000, 1, 100_000_000),
-                integer(config, REPLAY_CACHE_BYTES, 16 << 20, 0, Integer.MAX_VALUE));
+                integer(config, REPLAY_CACHE_BYTES, 16 << 20, 0, Integer.MAX_VALUE),
+                config.get(RATE_LIMIT_PER_KEY).map(IdempotencySettings::rateLimit).orElse(null));
+    }
+
+    /** The per-key rate limit, if one is configured. */
+    public Optional<RateLimit> rateLimit() {
+        return Optional.ofNullable(rateLimitPerKey);
+    }
+
+    private static final Pattern RATE_LIMIT = Pattern.compile("\\s*(\\d{1,7})\\s*/\\s*(\\d{0,5})\\s*([smh])\\s*");
+
+    /** {@code 20/1m}: permits per window, the window in seconds, minutes or hours (1 s to 24 h). */
+    static RateLimit rateLimit(String value) {
+        Matcher matcher = RATE_LIMIT.matcher(value.toLowerCase(Locale.ROOT));
+        if (!matcher.matches()) {
+            throw new ConfigurationException(RATE_LIMIT_PER_KEY, "must be <requests>/<window>, such as 20/1m, 5/30s"
+                    + " or 100/1h, not '" + value + "'");
+        }
+        int permits = Integer.parseInt(matcher.group(1));
+        long amount = matcher.group(2).isEmpty() ? 1 : Long.parseLong(matcher.group(2));
+        Duration window = switch (matcher.group(3)) {
+            case "s" -> Duration.ofSeconds(amount);
+            case "m" -> Duration.ofMinutes(amount);
+            default -> Duration.ofHours(amount);
+        };
+        if (permits < 1 || window.compareTo(Duration.ofSeconds(1)) < 0 || window.compareTo(Duration.ofDays(1)) > 0) {
+            throw new ConfigurationException(RATE_LIMIT_PER_KEY, "allows 1 or more requests in a window of 1 s to 24 h,"
+                    + " not '" + value + "'");
+        }
+        return new RateLimit(permits, window);
     }
 
     private enum Mode { CLOSED, OPEN }
@@ -233,6 +268,6 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Stri
     public String toString() {
         return "IdempotencySettings[store=" + store + (redis != null ? ", redis=" + redis.description() : "")
                 + ", keyPrefix=" + keyPrefix + ", header=" + header + ", failOpen=" + failOpen + ", methods=" + methods
-                + ", scope=" + scope + "]";
+                + ", scope=" + scope + (rateLimitPerKey == null ? "" : ", rateLimit=" + rateLimitPerKey) + "]";
     }
 }

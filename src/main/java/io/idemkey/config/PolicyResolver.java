@@ -3,6 +3,7 @@ package io.idemkey.config;
 import io.idemkey.FailureMode;
 import io.idemkey.IdempotencyKey;
 import io.idemkey.core.IdempotencyPolicy;
+import io.idemkey.jaxrs.ResourceMethods;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -12,7 +13,8 @@ import java.util.Set;
 
 /**
  * Resolves the {@link IdempotencyPolicy} of a resource method from its {@code @IdempotencyKey}
- * (on the method, else on its class) and the configuration overrides, MicroProfile Fault Tolerance
+ * (on the method, else on its class; either may sit on an implemented interface) and the
+ * configuration overrides, MicroProfile Fault Tolerance
  * style, most specific first:
  * <pre>
  * &lt;fqcn&gt;/&lt;method&gt;/IdempotencyKey/&lt;member&gt;
@@ -34,14 +36,38 @@ public final class PolicyResolver {
         this.settings = settings;
     }
 
-    /** The annotation that guards this method of this resource class, if any: the method's wins. */
+    /**
+     * The annotation that guards this method of this resource class, if any, most specific first:
+     * on the method (as the class has it, then the superclass method it overrides, then the
+     * interface method it implements), on the class, on an interface that declares the method.
+     */
     public static Optional<IdempotencyKey> annotation(Class<?> resourceClass, Method method) {
-        IdempotencyKey onMethod = method.getAnnotation(IdempotencyKey.class);
-        if (onMethod != null) {
-            return Optional.of(onMethod);
+        return methodAnnotation(resourceClass, method).or(() -> typeAnnotation(resourceClass, method));
+    }
+
+    /** The annotation on the method itself, or on a method it overrides or implements. */
+    public static Optional<IdempotencyKey> methodAnnotation(Class<?> resourceClass, Method method) {
+        for (Method declaration : ResourceMethods.declarations(resourceClass, method)) {
+            IdempotencyKey onMethod = declaration.getAnnotation(IdempotencyKey.class);
+            if (onMethod != null) {
+                return Optional.of(onMethod);
+            }
         }
+        return Optional.empty();
+    }
+
+    private static Optional<IdempotencyKey> typeAnnotation(Class<?> resourceClass, Method method) {
         IdempotencyKey onClass = resourceClass.getAnnotation(IdempotencyKey.class);
-        return Optional.ofNullable(onClass != null ? onClass : method.getDeclaringClass().getAnnotation(IdempotencyKey.class));
+        if (onClass != null) {
+            return Optional.of(onClass);
+        }
+        for (Method declaration : ResourceMethods.declarations(resourceClass, method)) {
+            IdempotencyKey onType = declaration.getDeclaringClass().getAnnotation(IdempotencyKey.class);
+            if (onType != null) {
+                return Optional.of(onType);
+            }
+        }
+        return Optional.empty();
     }
 
     /** The method's policy, or empty if it is not annotated. */

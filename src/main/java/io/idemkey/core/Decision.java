@@ -24,6 +24,10 @@ public sealed interface Decision {
     record Mismatch() implements Decision {
     }
 
+    /** The key was sent more often than the rate limit allows: 429, retry after {@code retryAfter}. */
+    record RateLimited(Duration retryAfter) implements Decision {
+    }
+
     /** The store is unreachable and the endpoint fails closed: 503, retry after {@code retryAfter}. */
     record Unavailable(Duration retryAfter) implements Decision {
     }

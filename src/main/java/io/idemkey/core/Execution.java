@@ -6,6 +6,7 @@ import io.idemkey.spi.IdempotencyStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
@@ -13,7 +14,12 @@ import java.util.logging.Logger;
 
 /**
  * One acquired key: the lease a first request holds while its method runs. The lease is renewed in
- * the background every {@code lockTtl / 3}; the execution ends exactly once, either
+ * the background every {@code lockTtl / 3} while the method's work is under way: from the moment the
+ * method starts until it returns (or, when it answers asynchronously or streams its entity, until
+ * that ends). Before the method starts and after its work ended only the time to record the
+ * response is left, so the lease is not renewed then: if the request ends without anyone finishing
+ * the execution, its record frees itself after {@code lockTtl} at the latest. The execution ends
+ * exactly once, either
  * {@linkplain #complete completed} (the response is recorded for replay) or {@linkplain #release
  * released} (the key is deleted so that a retry runs again). Thread-safe.
  *
@@ -43,6 +49,8 @@ public final class Execution {
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
     private volatile Instant leaseExpiresAt;
     private volatile boolean started;
+    /** The method runs, answers asynchronously, or its entity is being written: the lease is renewed. */
+    private final AtomicInteger workUnderWay = new AtomicInteger();
     private volatile boolean retryable;
     private volatile Instant nextRenewalAt;
     private final IdempotencyEngine engine;
@@ -71,9 +79,9 @@ public final class Execution {
         engine.holdLease(this);
     }
 
-    /** Renews the lease if its time has come (called by the engine's lease ticker). */
+    /** Renews the lease if its time has come and the method's work is under way (called by the engine's lease ticker). */
     void renewIfDue(Instant now) {
-        if (!now.isBefore(nextRenewalAt)) {
+        if (workUnderWay.get() > 0 && !now.isBefore(nextRenewalAt)) {
             nextRenewalAt = now.plus(policy.renewalInterval());
             renew();
         }
@@ -96,6 +104,19 @@ public final class Execution {
     /** Called when the resource method is entered: only a started method's outcome is recorded. */
     public void markStarted() {
         started = true;
+    }
+
+    /**
+     * Work for this execution begins (the method is entered, an asynchronous answer is pending, the
+     * entity is being written): the lease is renewed until the matching {@link #workEnded()}.
+     */
+    public void workBegins() {
+        workUnderWay.incrementAndGet();
+    }
+
+    /** The work begun by {@link #workBegins()} ended. */
+    public void workEnded() {
+        workUnderWay.decrementAndGet();
     }
 
     public boolean started() {
@@ -160,7 +181,7 @@ public final class Execution {
     /** Ends the execution without recording a response that was delivered (too large, say). */
     public void releaseUnrecorded(String reason) {
         if (begin("release")) {
-            metrics.count(Event.NOT_RECORDED);
+            metrics.count(Event.NOT_RECORDED, endpoint);
             log(Level.WARNING, "not-recorded", "reason=\"" + reason + "\"");
             finish("release", Event.RELEASED, () -> store.release(recordKey, ownerToken));
         }
@@ -180,7 +201,7 @@ public final class Execution {
         try {
             settle(storeCall.getAsBoolean(), success, operation);
         } catch (RuntimeException e) {
-            metrics.count(Event.STORE_ERROR);
+            metrics.count(Event.STORE_ERROR, endpoint);
             log(Level.WARNING, operation + "-failed", "error=\"" + e + "\" retrying=until-lease-ends");
             retryInBackground(operation, success, storeCall);
         }
@@ -197,9 +218,9 @@ public final class Execution {
             if (clock.instant().isAfter(leaseExpiresAt)) {
                 self.get().cancel();
                 state.set(State.LOST);
-                metrics.count(Event.LOST_LEASE);
+                metrics.count(Event.LOST_LEASE, endpoint);
                 if (success == Event.COMPLETED) {
-                    metrics.count(Event.NOT_RECORDED);
+                    metrics.count(Event.NOT_RECORDED, endpoint);
                 }
                 log(Level.WARNING, operation + "-abandoned",
                         "reason=\"store unreachable until the lease ended; the record expires by itself\"");
@@ -210,7 +231,7 @@ public final class Execution {
                 self.get().cancel();
                 settle(applied, success, operation);
             } catch (RuntimeException e) {
-                metrics.count(Event.STORE_ERROR);
+                metrics.count(Event.STORE_ERROR, endpoint);
             }
         }));
     }
@@ -218,15 +239,15 @@ public final class Execution {
     private void settle(boolean applied, Event success, String operation) {
         if (applied) {
             state.set(success == Event.COMPLETED ? State.COMPLETED : State.RELEASED);
-            metrics.count(success);
+            metrics.count(success, endpoint);
             if (success == Event.COMPLETED) {
                 log(Level.FINE, "completed", "");
             }
         } else {
             state.set(State.LOST);
-            metrics.count(Event.LOST_LEASE);
+            metrics.count(Event.LOST_LEASE, endpoint);
             if (success == Event.COMPLETED) {
-                metrics.count(Event.NOT_RECORDED);
+                metrics.count(Event.NOT_RECORDED, endpoint);
             }
             log(Level.WARNING, "lost-lease", "operation=" + operation
                     + " reason=\"the record expired or another request owns it; nothing was overwritten\"");
@@ -244,12 +265,12 @@ public final class Execution {
                 leaseExpiresAt = now.plus(policy.lockTtl());
             } else if (state.compareAndSet(State.RUNNING, State.LOST)) {
                 stopRenewing();
-                metrics.count(Event.LOST_LEASE);
+                metrics.count(Event.LOST_LEASE, endpoint);
                 log(Level.WARNING, "lost-lease", "operation=renew"
                         + " reason=\"the record expired or another request owns it; this outcome will not be recorded\"");
             }
         } catch (RuntimeException e) {
-            metrics.count(Event.STORE_ERROR);
+            metrics.count(Event.STORE_ERROR, endpoint);
             log(Level.WARNING, "renew-failed", "error=\"" + e + "\"");
         }
     }

@@ -3,6 +3,7 @@ package io.idemkey.core;
 import io.idemkey.core.IdempotencyMetrics.Event;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.StoreUnavailableException;
 
 import java.security.SecureRandom;
@@ -12,6 +13,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
@@ -40,6 +42,12 @@ public final class IdempotencyEngine {
     private final Duration conflictRetryAfterMax;
     private final int maxStoredResponseBytes;
     private final ReplayCache replayCache;
+    private final RateLimit rateLimit;
+    /**
+     * Replays answered from the cache never reach the store, so this instance counts every request it
+     * sees per key as well (those the store counts too) and judges cached replays by that count.
+     */
+    private final RequestWindows seenHere = new RequestWindows(100_000);
     /** The executions holding a lease: one periodic task renews those that are due (no task per request). */
     private final Set<Execution> leases = ConcurrentHashMap.newKeySet();
 
@@ -53,6 +61,11 @@ public final class IdempotencyEngine {
         this.conflictRetryAfterMax = builder.conflictRetryAfterMax;
         this.maxStoredResponseBytes = builder.maxStoredResponseBytes;
         this.replayCache = new ReplayCache(builder.replayCacheBytes);
+        this.rateLimit = builder.rateLimit;
+        if (rateLimit != null && !store.countsRequests()) {
+            throw new IllegalArgumentException("a rate limit needs a store that counts requests; " + store + " does not");
+        }
+        metrics.exporter().inFlight(leases::size);
         scheduler.everyInterval(builder.leaseTick, this::renewDueLeases);
     }
 
@@ -100,8 +113,17 @@ public final class IdempotencyEngine {
         byte[] fingerprint = stored(requestFingerprint);
         ReplayCache.Hit cached = replayCache.get(recordKey, fingerprint, clock.instant());
         if (cached != null) {
+            Optional<Duration> beyondLimit = rateLimit == null ? Optional.empty()
+                    : seenHere.count(recordKey, rateLimit, clock.instant());
+            if (beyondLimit.isPresent()) {
+                return rateLimited(beyondLimit.get(), endpoint, key);
+            }
             return cached.sameRequest() ? replay(cached.response(), endpoint, key, true) : mismatch(endpoint, key);
         }
+        if (rateLimit != null) {
+            seenHere.count(recordKey, rateLimit, clock.instant()); // the store judges this one
+        }
+        boolean counted = false; // a retry that waits for an in-flight request counts once
         Instant waitUntil = clock.instant().plus(policy.inFlightWait());
         Duration poll = FIRST_POLL;
         while (true) {
@@ -109,7 +131,9 @@ public final class IdempotencyEngine {
             Instant attemptAt = clock.instant();
             AcquireResult result;
             try {
-                result = store.acquire(recordKey, fingerprint, ownerToken, policy.lockTtl());
+                result = rateLimit == null || counted ? store.acquire(recordKey, fingerprint, ownerToken, policy.lockTtl())
+                        : store.acquire(recordKey, fingerprint, ownerToken, policy.lockTtl(), rateLimit);
+                counted = true;
             } catch (StoreUnavailableException e) {
                 return storeFailed(e, policy, endpoint, key);
             } catch (RuntimeException e) {
@@ -118,7 +142,7 @@ public final class IdempotencyEngine {
             if (result instanceof AcquireResult.Acquired) {
                 Execution execution = new Execution(this, recordKey, ownerToken, key, fingerprint, endpoint, policy, attemptAt);
                 execution.startRenewing(attemptAt);
-                metrics.count(Event.ACQUIRED);
+                metrics.count(Event.ACQUIRED, endpoint);
                 log(Level.FINE, "acquired", endpoint, key, "");
                 return new Decision.Proceed(execution);
             }
@@ -135,26 +159,35 @@ public final class IdempotencyEngine {
             if (result instanceof AcquireResult.Mismatch) {
                 return mismatch(endpoint, key);
             }
+            if (result instanceof AcquireResult.RateLimited limited) {
+                return rateLimited(limited.windowLeft(), endpoint, key);
+            }
             AcquireResult.InProgress inProgress = (AcquireResult.InProgress) result;
             Duration waitLeft = Duration.between(clock.instant(), waitUntil);
             if (!waitLeft.isNegative() && !waitLeft.isZero() && pause(min(poll, waitLeft))) {
                 poll = min(poll.multipliedBy(2), LONGEST_POLL);
                 continue;
             }
-            metrics.count(Event.CONFLICT);
+            metrics.count(Event.CONFLICT, endpoint);
             log(Level.FINE, "conflict", endpoint, key, "");
             return new Decision.Conflict(conflictRetryAfter(inProgress.remainingLease()));
         }
     }
 
     private Decision replay(StoredResponse response, String endpoint, String key, boolean cached) {
-        metrics.count(Event.REPLAYED);
+        metrics.count(Event.REPLAYED, endpoint);
         log(Level.FINE, "replayed", endpoint, key, "status=" + response.status() + " cached=" + cached);
         return new Decision.Replay(response);
     }
 
+    private Decision rateLimited(Duration windowLeft, String endpoint, String key) {
+        metrics.count(Event.RATE_LIMITED, endpoint);
+        log(Level.FINE, "rate-limited", endpoint, key, "");
+        return new Decision.RateLimited(Duration.ofSeconds(Math.max(1, (windowLeft.toMillis() + 999) / 1000)));
+    }
+
     private Decision mismatch(String endpoint, String key) {
-        metrics.count(Event.MISMATCH);
+        metrics.count(Event.MISMATCH, endpoint);
         log(Level.FINE, "mismatch", endpoint, key, "");
         return new Decision.Mismatch();
     }
@@ -177,9 +210,9 @@ public final class IdempotencyEngine {
     }
 
     private Decision storeFailed(RuntimeException e, IdempotencyPolicy policy, String endpoint, String key) {
-        metrics.count(Event.STORE_ERROR);
+        metrics.count(Event.STORE_ERROR, endpoint);
         if (policy.failOpen()) {
-            metrics.count(Event.FAIL_OPEN);
+            metrics.count(Event.FAIL_OPEN, endpoint);
             log(Level.WARNING, "fail-open", endpoint, key,
                     "reason=\"store unavailable, running unprotected\" error=\"" + e + "\"");
             return new Decision.Unprotected();
@@ -193,7 +226,7 @@ public final class IdempotencyEngine {
      * may hold a completed result, so the method must not run, even on a fail-open endpoint.
      */
     private Decision storeBroken(RuntimeException e, String endpoint, String key) {
-        metrics.count(Event.STORE_ERROR);
+        metrics.count(Event.STORE_ERROR, endpoint);
         LOG.log(Level.SEVERE, logLine("store-error", endpoint, key, "error=\"" + e + "\""), e);
         return new Decision.Unavailable(unavailableRetryAfter);
     }
@@ -268,6 +301,7 @@ public final class IdempotencyEngine {
         private int maxStoredResponseBytes = 1 << 20;
         private long replayCacheBytes = 16L << 20;
         private Duration leaseTick = Duration.ofMillis(100);
+        private RateLimit rateLimit;
 
         private Builder(IdempotencyStore store, Scheduler scheduler) {
             this.store = store;
@@ -322,6 +356,15 @@ public final class IdempotencyEngine {
          */
         public Builder leaseTick(Duration tick) {
             this.leaseTick = Objects.requireNonNull(tick);
+            return this;
+        }
+
+        /**
+         * At most this many requests per record key (key and caller scope) per window, counted by the
+         * store in the acquire round trip (default: no limit). The store must count requests.
+         */
+        public Builder rateLimit(RateLimit limit) {
+            this.rateLimit = limit;
             return this;
         }
 

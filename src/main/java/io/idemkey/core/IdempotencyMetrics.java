@@ -1,12 +1,18 @@
 package io.idemkey.core;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
- * What the engine decided, counted. Counters never carry the key (unbounded cardinality).
- * Thread-safe and cheap on the request path.
+ * What the engine decided, counted: totals kept here (the readiness check shows them), and every
+ * event handed to an {@link Exporter} (MicroProfile Metrics, where the server has it) with its
+ * endpoint. Counters never carry the key (unbounded cardinality); the endpoint label is bounded,
+ * one per resource method. Thread-safe and cheap on the request path.
  */
 public final class IdempotencyMetrics {
 
@@ -31,27 +37,68 @@ public final class IdempotencyMetrics {
         /** A request ran unprotected because the store was unreachable and the endpoint fails open. */
         FAIL_OPEN,
         /** A response was delivered but could not be recorded (too large, store gone); its key was released. */
-        NOT_RECORDED;
+        NOT_RECORDED,
+        /** A request was refused with 429: its key was used more often than the rate limit allows. */
+        RATE_LIMITED;
 
         public String metricName() {
-            return "idempotency." + name().toLowerCase(java.util.Locale.ROOT).replace('_', '.');
+            return "idempotency." + name().toLowerCase(Locale.ROOT).replace('_', '.');
         }
     }
 
+    /** Where counted events and store latencies go besides the totals: a monitoring system. */
+    public interface Exporter {
+
+        /** One event at one endpoint ({@code POST /orders}). */
+        void count(Event event, String endpoint);
+
+        /** One store call ({@code acquire}, {@code complete}, {@code release}, {@code renew}) and how long it took. */
+        void storeCall(String operation, Duration took);
+
+        /** Hands over the figure of executions holding a lease right now (a gauge). */
+        void inFlight(LongSupplier executionsHoldingALease);
+
+        /** Exports nothing. */
+        Exporter NONE = new Exporter() {
+            @Override
+            public void count(Event event, String endpoint) {
+            }
+
+            @Override
+            public void storeCall(String operation, Duration took) {
+            }
+
+            @Override
+            public void inFlight(LongSupplier executionsHoldingALease) {
+            }
+        };
+    }
+
     private final Map<Event, LongAdder> counters = new LinkedHashMap<>();
+    private final Exporter exporter;
 
     public IdempotencyMetrics() {
+        this(Exporter.NONE);
+    }
+
+    public IdempotencyMetrics(Exporter exporter) {
+        this.exporter = Objects.requireNonNull(exporter, "exporter");
         for (Event event : Event.values()) {
             counters.put(event, new LongAdder());
         }
     }
 
-    public void count(Event event) {
+    public void count(Event event, String endpoint) {
         counters.get(event).increment();
+        exporter.count(event, endpoint);
     }
 
     public long get(Event event) {
         return counters.get(event).sum();
+    }
+
+    public Exporter exporter() {
+        return exporter;
     }
 
     /** Every counter, by metric name, in declaration order. */

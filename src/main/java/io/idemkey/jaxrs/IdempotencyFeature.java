@@ -4,8 +4,6 @@ import io.idemkey.cdi.IdempotencyRuntime;
 import io.idemkey.config.PolicyResolver;
 import io.idemkey.core.IdempotencyPolicy;
 import jakarta.enterprise.inject.spi.CDI;
-import jakarta.ws.rs.HttpMethod;
-import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
@@ -14,7 +12,6 @@ import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
 import jakarta.ws.rs.ext.Providers;
 
-import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.Optional;
 
@@ -55,30 +52,13 @@ public class IdempotencyFeature implements DynamicFeature {
         if (policy.isEmpty()) {
             return;
         }
+        runtime.bound(type, method, policy.get());
         Problems problems = new Problems();
         ResponseRecorder recorder = new ResponseRecorder(runtime.settings());
-        context.register(new IdempotencyRequestFilter(runtime, policy.get(), method, endpoint(type, method), problems,
+        context.register(new IdempotencyRequestFilter(runtime, policy.get(), method, ResourceMethods.endpoint(type, method), problems,
                         providers),
                 REQUEST_FILTER_PRIORITY);
-        context.register(new IdempotencyResponseFilter(recorder), RESPONSE_FILTER_PRIORITY);
+        context.register(new IdempotencyResponseFilter(recorder, runtime.currentRequest()), RESPONSE_FILTER_PRIORITY);
         context.register(new IdempotencyWriterInterceptor(recorder), WRITER_INTERCEPTOR_PRIORITY);
-    }
-
-    /** {@code POST /orders/{id}}: the method's HTTP method and path template, for logs. */
-    private static String endpoint(Class<?> type, Method method) {
-        String httpMethod = "ANY";
-        for (Annotation annotation : method.getAnnotations()) {
-            HttpMethod designator = annotation.annotationType().getAnnotation(HttpMethod.class);
-            if (designator != null) {
-                httpMethod = designator.value();
-            }
-        }
-        return httpMethod + " " + join(type.getAnnotation(Path.class), method.getAnnotation(Path.class));
-    }
-
-    private static String join(Path typePath, Path methodPath) {
-        String path = (typePath == null ? "" : "/" + typePath.value()) + (methodPath == null ? "" : "/" + methodPath.value());
-        path = path.replaceAll("/+", "/");
-        return path.isEmpty() ? "/" : path;
     }
 }

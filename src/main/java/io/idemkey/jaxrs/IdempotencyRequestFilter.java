@@ -1,5 +1,6 @@
 package io.idemkey.jaxrs;
 
+import io.idemkey.cdi.CurrentRequest;
 import io.idemkey.cdi.GuardedRequest;
 import io.idemkey.cdi.IdempotencyRuntime;
 import io.idemkey.config.IdempotencySettings;
@@ -9,6 +10,7 @@ import io.idemkey.core.IdempotencyEngine;
 import io.idemkey.core.IdempotencyPolicy;
 import io.idemkey.core.KeyHeader;
 import io.idemkey.core.RecordKey;
+import io.idemkey.core.RequestTracer;
 import io.idemkey.core.StoredResponse;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -47,10 +49,14 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
     private final Problems problems;
 
     private final Providers providers;
+    private final CurrentRequest currentRequest;
+    private final RequestTracer tracer;
 
     IdempotencyRequestFilter(IdempotencyRuntime runtime, IdempotencyPolicy policy, Method resourceMethod,
                              String endpoint, Problems problems, Providers providers) {
         this.runtime = runtime;
+        this.currentRequest = runtime.currentRequest();
+        this.tracer = runtime.tracer();
         this.engine = runtime.engine();
         this.fingerprints = runtime.fingerprint();
         this.resourceMethod = resourceMethod;
@@ -63,22 +69,30 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) throws IOException {
+        currentRequest.clearAwaiting(); // set again below only when the method runs holding a key
         if (!settings.methods().contains(request.getMethod())) {
             return;
         }
+        String outcome = decide(request);
+        tracer.decided(outcome, outcome.equals("replayed"));
+    }
+
+    /** Decides, answers at once where it must, and names what it decided (for the trace). */
+    private String decide(ContainerRequestContext request) throws IOException {
         KeyHeader.Result header = KeyHeader.parse(request.getHeaders().get(settings.header()), settings.maxKeyLength());
         if (header instanceof KeyHeader.Missing) {
             if (policy.required()) {
                 request.abortWith(problems.problem(Problems.Type.KEY_MISSING, "This request needs an "
                         + settings.header() + " header: send a unique value (a UUID) and reuse it when you retry."));
+                return "key-missing";
             }
-            return;
+            return "unguarded";
         }
         if (header instanceof KeyHeader.Invalid invalid) {
             request.abortWith(problems.problem(Problems.Type.KEY_INVALID, "The " + settings.header()
                     + " header is invalid: " + invalid.reason() + ". Send one key of 1 to " + settings.maxKeyLength()
                     + " visible ASCII characters, for example \"8e03978e-40d5-43e8-bc93-6894a57f9324\"."));
-            return;
+            return "key-invalid";
         }
         String key = ((KeyHeader.Valid) header).key();
         String scope = scope(request);
@@ -86,7 +100,7 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
             request.abortWith(problems.problem(Problems.Type.SCOPE_MISSING, "This request needs a "
                     + settings.scope().headerName() + " header: idempotency keys are kept per "
                     + settings.scope().headerName() + "."));
-            return;
+            return "scope-missing";
         }
         byte[] entity;
         try {
@@ -94,12 +108,12 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
         } catch (IOException unreadable) {
             request.abortWith(problems.problem(Problems.Type.REQUEST_UNREADABLE,
                     "The request body could not be read to the end. Send it again with the same key."));
-            return;
+            return "request-unreadable";
         }
         if (entity == null) {
             request.abortWith(problems.problem(Problems.Type.REQUEST_TOO_LARGE, "The request body is larger than "
                     + settings.maxRequestBytes() + " bytes, the most this endpoint accepts."));
-            return;
+            return "too-large";
         }
         UriInfo uri = request.getUriInfo();
         byte[] fingerprint = fingerprints.of(request.getMethod(), path(uri), query(uri),
@@ -108,23 +122,37 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
 
         Decision decision = engine.begin(recordKey, key, fingerprint, policy, endpoint);
         if (decision instanceof Decision.Proceed proceed) {
-            request.setProperty(GuardedRequest.ATTRIBUTE, new GuardedRequest(proceed.execution(), resourceMethod, providers));
+            GuardedRequest guarded = new GuardedRequest(proceed.execution(), resourceMethod, providers);
+            request.setProperty(GuardedRequest.ATTRIBUTE, guarded);
+            currentRequest.awaitMethod(guarded);
+            return "acquired";
         } else if (decision instanceof Decision.Replay replay) {
             request.abortWith(replay(replay.response()));
+            return "replayed";
         } else if (decision instanceof Decision.Conflict conflict) {
             request.abortWith(problems.problem(Problems.Type.REQUEST_IN_PROGRESS, "A request with this "
                     + settings.header() + " is still being processed. Retry with the same key after the time in"
                     + " Retry-After to receive its response.", conflict.retryAfter()));
+            return "conflict";
         } else if (decision instanceof Decision.Mismatch) {
             request.abortWith(problems.problem(Problems.Type.KEY_REUSED, "This " + settings.header()
                     + " was already used for a different request (another method, path, query or body)."
                     + " Use a new key for a new request."));
+            return "mismatch";
+        } else if (decision instanceof Decision.RateLimited limited) {
+            request.abortWith(problems.problem(Problems.Type.RATE_LIMITED, "This " + settings.header()
+                    + " was sent more often than " + settings.rateLimit().orElseThrow() + " allows. Retry with the same key"
+                    + " after the time in Retry-After.", limited.retryAfter()));
+            return "rate-limited";
         } else if (decision instanceof Decision.Unavailable unavailable) {
             request.abortWith(problems.problem(Problems.Type.STORE_UNAVAILABLE, "The request was not processed"
                     + " because its idempotency cannot be guaranteed right now. Retry with the same key after"
                     + " the time in Retry-After.", unavailable.retryAfter()));
+            return "unavailable";
+        } else if (decision instanceof Decision.Unprotected) {
+            return "unprotected"; // the endpoint fails open and runs without a key
         }
-        // Decision.Unprotected: the endpoint fails open and runs without a key.
+        throw new IllegalStateException("unknown decision " + decision);
     }
 
     private Response replay(StoredResponse stored) {

@@ -1,5 +1,6 @@
 package io.idemkey.jaxrs;
 
+import io.idemkey.cdi.CurrentRequest;
 import io.idemkey.cdi.GuardedRequest;
 import io.idemkey.core.Execution;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -18,13 +19,16 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
 public final class IdempotencyResponseFilter implements ContainerResponseFilter {
 
     private final ResponseRecorder recorder;
+    private final CurrentRequest currentRequest;
 
-    IdempotencyResponseFilter(ResponseRecorder recorder) {
+    IdempotencyResponseFilter(ResponseRecorder recorder, CurrentRequest currentRequest) {
         this.recorder = recorder;
+        this.currentRequest = currentRequest;
     }
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+        currentRequest.clearAwaiting(); // the method ran already, or never will
         Execution execution = execution(request.getProperty(GuardedRequest.ATTRIBUTE));
         if (execution == null || !execution.isRunning()) {
             return;

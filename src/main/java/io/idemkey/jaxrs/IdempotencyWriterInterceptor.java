@@ -34,12 +34,14 @@ public final class IdempotencyWriterInterceptor implements WriterInterceptor {
         OutputStream original = context.getOutputStream();
         CaptureOutputStream capture = new CaptureOutputStream(original, recorder.captureLimit());
         context.setOutputStream(capture);
+        execution.workBegins(); // a StreamingOutput does the method's work here: keep the lease
         try {
             context.proceed();
         } catch (IOException | RuntimeException | Error e) {
             execution.release("the response entity could not be written: " + e);
             throw e;
         } finally {
+            execution.workEnded();
             context.setOutputStream(original);
         }
         if (capture.overflowed()) {

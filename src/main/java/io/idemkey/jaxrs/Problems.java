@@ -28,7 +28,9 @@ public final class Problems {
         REQUEST_TOO_LARGE(413, "Content Too Large", "request-too-large", "Request too large"),
         KEY_REUSED(422, "Unprocessable Content", "key-reused", "Idempotency key reused"),
         REQUEST_IN_PROGRESS(409, "Conflict", "request-in-progress", "Request in progress"),
-        STORE_UNAVAILABLE(503, "Service Unavailable", "store-unavailable", "Idempotency store unavailable");
+        RATE_LIMITED(429, "Too Many Requests", "rate-limited", "Too many requests with this key"),
+        STORE_UNAVAILABLE(503, "Service Unavailable", "store-unavailable", "Idempotency store unavailable"),
+        MISCONFIGURED(500, "Internal Server Error", "misconfigured", "Idempotency key placement not honoured");
 
         private final int status;
         private final String reason;
@@ -48,6 +50,10 @@ public final class Problems {
 
         public String uri() {
             return uri;
+        }
+
+        public String title() {
+            return title;
         }
     }
 

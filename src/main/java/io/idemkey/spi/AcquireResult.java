@@ -40,6 +40,18 @@ public sealed interface AcquireResult {
     record Mismatch() implements AcquireResult {
     }
 
+    /**
+     * The key was used more often than the {@link RateLimit} allows in the current window; nothing
+     * else was looked at or changed.
+     *
+     * @param windowLeft how long until the window ends (zero or more)
+     */
+    record RateLimited(Duration windowLeft) implements AcquireResult {
+        public RateLimited {
+            Objects.requireNonNull(windowLeft, "windowLeft");
+        }
+    }
+
     /** The one {@link Acquired} instance. */
     AcquireResult ACQUIRED = new Acquired();
 

@@ -43,6 +43,25 @@ public interface IdempotencyStore extends AutoCloseable {
     AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl);
 
     /**
+     * {@link #acquire(String, byte[], String, Duration)} that first counts the request against the
+     * key's {@link RateLimit}, in the same atomic step (no extra round trip): the count of a key
+     * starts with its first request and is forgotten when the window ends (the store expires it).
+     * Beyond the limit it reports {@link AcquireResult.RateLimited} and does nothing else.
+     *
+     * <p>Stores that cannot count answer {@link #countsRequests()} {@code false} and need not
+     * implement this; Idemkey then refuses to start with a rate limit configured.
+     */
+    default AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl,
+                                  RateLimit limit) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not count requests per key");
+    }
+
+    /** Whether this store implements {@link #acquire(String, byte[], String, Duration, RateLimit)}. */
+    default boolean countsRequests() {
+        return false;
+    }
+
+    /**
      * Stores the response and marks the record {@code COMPLETED} for {@code ttl}, if it is still in
      * progress and owned by {@code ownerToken}. The response is opaque to the store (the engine's
      * encoding of status, headers and body) and is handed back unchanged by {@link #acquire}.

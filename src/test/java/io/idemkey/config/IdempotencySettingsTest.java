@@ -1,5 +1,6 @@
 package io.idemkey.config;
 
+import io.idemkey.spi.RateLimit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,6 +32,20 @@ class IdempotencySettingsTest {
         assertEquals(property, e.property());
         assertTrue(e.getMessage().contains(property), e.getMessage());
         return e.getMessage();
+    }
+
+    @Test
+    void rateLimitPerKeyIsOffByDefaultAndReadsRequestsPerWindow() {
+        assertTrue(settings().rateLimit().isEmpty());
+        assertEquals(new RateLimit(20, Duration.ofMinutes(1)),
+                settings("idempotency.rate-limit.per-key", "20/1m").rateLimit().orElseThrow());
+        assertEquals(new RateLimit(5, Duration.ofSeconds(30)),
+                settings("idempotency.rate-limit.per-key", " 5 / 30s ").rateLimit().orElseThrow());
+        assertEquals(new RateLimit(100, Duration.ofHours(1)),
+                settings("idempotency.rate-limit.per-key", "100/H").rateLimit().orElseThrow());
+        for (String bad : new String[]{"20", "20/", "20/1d", "0/1m", "-1/1m", "20/0s", "20/25h", "x/1m", "20/1m/2"}) {
+            assertTrue(refused("idempotency.rate-limit.per-key", "idempotency.rate-limit.per-key", bad).contains(bad), bad);
+        }
     }
 
     @Test

@@ -70,6 +70,40 @@ class PolicyResolverTest {
         }
     }
 
+    /** A shared API contract (the interface a MicroProfile Rest Client uses too). */
+    public interface Contract {
+        @jakarta.ws.rs.POST
+        @IdempotencyKey(ttlHours = 7)
+        void onInterfaceMethod();
+
+        @jakarta.ws.rs.POST
+        void plain();
+    }
+
+    @IdempotencyKey(ttlHours = 9)
+    public interface GuardedContract {
+        @jakarta.ws.rs.POST
+        void anyMethod();
+    }
+
+    public static class Implementation implements Contract, GuardedContract {
+        @Override
+        public void onInterfaceMethod() {
+        }
+
+        @Override
+        @IdempotencyKey(ttlHours = 3)
+        public void plain() {
+        }
+
+        @Override
+        public void anyMethod() {
+        }
+
+        public void notInAContract() {
+        }
+    }
+
     private final Map<String, String> config = new HashMap<>();
 
     private PolicyResolver resolver() {
@@ -119,6 +153,19 @@ class PolicyResolverTest {
     @Test
     void methodWithoutAnnotationInAnUnannotatedClassIsNotGuarded() {
         assertEquals(Optional.empty(), resolver().resolve(Plain.class, method(Plain.class, "notGuarded")));
+    }
+
+    @Test
+    void annotationOnTheImplementationTheInterfaceMethodOrTheInterfaceGuards() throws Exception {
+        assertEquals(Duration.ofHours(3), resolve(Implementation.class, "plain").ttl(), "on the implementing method");
+        assertEquals(Duration.ofHours(7), resolve(Implementation.class, "onInterfaceMethod").ttl(), "on the interface method");
+        assertEquals(Duration.ofHours(7), resolver().resolve(Implementation.class,
+                Contract.class.getMethod("onInterfaceMethod")).orElseThrow().ttl(), "as a runtime may report the method");
+        assertEquals(Duration.ofHours(9), resolve(Implementation.class, "anyMethod").ttl(), "on the interface");
+        assertEquals(Optional.empty(), resolver().resolve(Implementation.class, method(Implementation.class, "notInAContract")));
+        config.put(onMethod(Implementation.class, "onInterfaceMethod", "ttlHours"), "5");
+        assertEquals(Duration.ofHours(5), resolve(Implementation.class, "onInterfaceMethod").ttl(),
+                "overrides name the implementation class");
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.idemkey.core;
 import io.idemkey.core.IdempotencyMetrics.Event;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.store.memory.InMemoryIdempotencyStore;
 import io.idemkey.testing.FlakyStore;
@@ -126,6 +127,7 @@ class IdempotencyEngineTest {
     private Execution proceed(IdempotencyEngine engine) {
         Execution execution = assertInstanceOf(Decision.Proceed.class, begin(engine, FINGERPRINT, POLICY)).execution();
         execution.markStarted();
+        execution.workBegins(); // the method runs until the test says otherwise
         return execution;
     }
 
@@ -269,6 +271,54 @@ class IdempotencyEngineTest {
         execution.complete(CREATED);
         assertEquals(CREATED, replayed());
         assertEquals(1, metrics.get(Event.ACQUIRED));
+    }
+
+    @Test
+    void rateLimitRefusesABusyKeyWith429CountingStoreRequestsAndCachedReplaysAndForgetsWithTheWindow() {
+        IdempotencyEngine limited = engineBuilder(store, scheduler, metrics)
+                .rateLimit(new RateLimit(3, Duration.ofSeconds(60))).build();
+        Execution first = assertInstanceOf(Decision.Proceed.class, begin(limited, FINGERPRINT, POLICY)).execution();
+        first.markStarted();
+        assertInstanceOf(Decision.Conflict.class, begin(limited, FINGERPRINT, POLICY));
+        assertInstanceOf(Decision.Mismatch.class, begin(limited, OTHER_FINGERPRINT, POLICY));
+        int acquires = store.acquires.get();
+        Decision.RateLimited refused = assertInstanceOf(Decision.RateLimited.class, begin(limited, FINGERPRINT, POLICY));
+        assertEquals(Duration.ofSeconds(60), refused.retryAfter(), "the window's time left, whole seconds");
+        assertEquals(acquires + 1, store.acquires.get(), "counted in the acquire round trip, nothing more");
+        assertEquals(1, metrics.get(Event.RATE_LIMITED));
+
+        first.complete(CREATED);
+        acquires = store.acquires.get();
+        assertInstanceOf(Decision.RateLimited.class, begin(limited, FINGERPRINT, POLICY),
+                "a replay from this instance's cache is judged by what this instance counted: 5 > 3");
+        assertEquals(acquires, store.acquires.get(), "cached replays never reach the store");
+
+        clock.advance(Duration.ofSeconds(60));
+        for (int i = 0; i < 3; i++) {
+            assertInstanceOf(Decision.Replay.class, begin(limited, FINGERPRINT, POLICY), "new window, replay " + i);
+        }
+        assertInstanceOf(Decision.RateLimited.class, begin(limited, FINGERPRINT, POLICY));
+        assertEquals(acquires, store.acquires.get());
+        assertInstanceOf(Decision.Replay.class, begin(), "an engine without a limit never counts");
+    }
+
+    @Test
+    void leaseIsNotRenewedBeforeTheMethodStartsNorAfterItsWorkEndedSoAForgottenKeyFreesItself() {
+        Execution neverStarted = assertInstanceOf(Decision.Proceed.class, begin()).execution();
+        scheduler.advance(LOCK_TTL.minusMillis(1));
+        assertEquals(0, store.renewals.get(), "the method never started: nothing to keep alive");
+        scheduler.advance(Duration.ofMillis(1));
+        Execution next = assertInstanceOf(Decision.Proceed.class, begin(), "the forgotten key freed itself").execution();
+        assertTrue(neverStarted.isRunning(), "nobody ended it; only its lease ran out");
+
+        next.markStarted();
+        next.workBegins();
+        scheduler.advance(LOCK_TTL.multipliedBy(2));
+        assertEquals(6, store.renewals.get(), "renewed every lockTtl/3 while the method runs");
+        next.workEnded(); // the method returned, and then nobody recorded or released its outcome
+        scheduler.advance(LOCK_TTL);
+        assertEquals(6, store.renewals.get());
+        assertInstanceOf(Decision.Proceed.class, begin(), "freed lockTtl after the last renewal at the latest");
     }
 
     @Test
@@ -632,7 +682,7 @@ class IdempotencyEngineTest {
         replayed();
         assertEquals(List.of("idempotency.acquired", "idempotency.replayed", "idempotency.conflict", "idempotency.mismatch",
                 "idempotency.completed", "idempotency.released", "idempotency.store.error", "idempotency.lost.lease",
-                "idempotency.fail.open", "idempotency.not.recorded"), List.copyOf(metrics.snapshot().keySet()));
+                "idempotency.fail.open", "idempotency.not.recorded", "idempotency.rate.limited"), List.copyOf(metrics.snapshot().keySet()));
         assertFalse(metrics.snapshot().toString().contains(KEY));
     }
 

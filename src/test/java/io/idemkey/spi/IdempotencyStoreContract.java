@@ -294,6 +294,44 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
+    void rateLimitRefusesRequestsBeyondThePermitsWhateverTheRecordsStateAndChangesNothing() {
+        RateLimit limit = new RateLimit(3, Duration.ofSeconds(60));
+        String key = key("rate-limited");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK, limit));
+        assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK, limit));
+        assertInstanceOf(AcquireResult.Mismatch.class, store.acquire(key, OTHER_FINGERPRINT, "owner-3", LONG_LOCK, limit));
+        AcquireResult.RateLimited limited = assertInstanceOf(AcquireResult.RateLimited.class,
+                store.acquire(key, FINGERPRINT, "owner-4", LONG_LOCK, limit));
+        assertTrue(limited.windowLeft().compareTo(Duration.ofSeconds(55)) > 0
+                && limited.windowLeft().compareTo(Duration.ofSeconds(60)) <= 0, limited.toString());
+        assertStillInProgress(key); // not counted: no limit given
+        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY), "the refused request did not touch the record");
+        assertInstanceOf(AcquireResult.RateLimited.class, store.acquire(key, FINGERPRINT, "owner-5", LONG_LOCK, limit),
+                "a completed record is no way round the limit");
+        assertCompletedWith(key, RESPONSE);
+    }
+
+    @Test
+    void rateLimitCountsEachKeySeparately() {
+        RateLimit limit = new RateLimit(1, Duration.ofSeconds(60));
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("limited-a"), FINGERPRINT, "a", LONG_LOCK, limit));
+        assertInstanceOf(AcquireResult.RateLimited.class, store.acquire(key("limited-a"), FINGERPRINT, "a2", LONG_LOCK, limit));
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("limited-b"), FINGERPRINT, "b", LONG_LOCK, limit));
+    }
+
+    @Test
+    void rateLimitWindowEndsAndTheCountStartsAgain() {
+        RateLimit limit = new RateLimit(1, Duration.ofSeconds(1));
+        String key = key("limited-window");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK, limit));
+        assertInstanceOf(AcquireResult.RateLimited.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK, limit));
+        passTime(Duration.ofMillis(1_100));
+        assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "owner-3", LONG_LOCK, limit),
+                "a new window: counted, and answered from the record again");
+        assertInstanceOf(AcquireResult.RateLimited.class, store.acquire(key, FINGERPRINT, "owner-4", LONG_LOCK, limit));
+    }
+
+    @Test
     void sixtyFourThreadsRacingForAFreshKeyYieldExactlyOneAcquiredAndTheRestInProgress() throws Exception {
         int threads = 64;
         int iterations = raceIterations();

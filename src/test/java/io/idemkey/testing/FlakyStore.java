@@ -2,6 +2,7 @@ package io.idemkey.testing;
 
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.StoreUnavailableException;
 
 import java.time.Duration;
@@ -45,6 +46,19 @@ public final class FlakyStore implements IdempotencyStore {
         check("acquire");
         acquires.incrementAndGet();
         return delegate.acquire(recordKey, fingerprint, ownerToken, lockTtl);
+    }
+
+    @Override
+    public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl,
+                                 RateLimit limit) {
+        check("acquire");
+        acquires.incrementAndGet();
+        return delegate.acquire(recordKey, fingerprint, ownerToken, lockTtl, limit);
+    }
+
+    @Override
+    public boolean countsRequests() {
+        return delegate.countsRequests();
     }
 
     @Override

@@ -1,7 +1,9 @@
 package io.idemkey.store.memory;
 
+import io.idemkey.core.RequestWindows;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.StoreUnavailableException;
 
 import java.time.Clock;
@@ -9,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,6 +40,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     public static final int DEFAULT_MAX_RECORDS = 100_000;
 
     private final ConcurrentMap<String, Entry> records = new ConcurrentHashMap<>();
+    private final RequestWindows windows;
     private final AtomicInteger acquisitions = new AtomicInteger();
     private final Clock clock;
     private final int maxRecords;
@@ -55,6 +59,22 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         }
         this.clock = clock;
         this.maxRecords = maxRecords;
+        this.windows = new RequestWindows(maxRecords);
+    }
+
+    @Override
+    public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl,
+                                 RateLimit limit) {
+        Optional<Duration> beyondLimit = windows.count(recordKey, limit, clock.instant());
+        if (beyondLimit.isPresent()) {
+            return new AcquireResult.RateLimited(beyondLimit.get());
+        }
+        return acquire(recordKey, fingerprint, ownerToken, lockTtl);
+    }
+
+    @Override
+    public boolean countsRequests() {
+        return true;
     }
 
     @Override
@@ -146,6 +166,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private void sweep() {
         Instant now = clock.instant();
         records.entrySet().removeIf(e -> !e.getValue().expiresAt().isAfter(now));
+        windows.sweep(now);
     }
 
     /** Down to 90 % of the bound: expired records first, then the completed ones closest to expiry. */

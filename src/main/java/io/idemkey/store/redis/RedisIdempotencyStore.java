@@ -2,6 +2,7 @@ package io.idemkey.store.redis;
 
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.StoreUnavailableException;
 import redis.clients.jedis.CommandObject;
 import redis.clients.jedis.CommandObjects;
@@ -38,6 +39,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final byte[] ACQUIRED = {'A'};
     private static final byte[] MISMATCH = {'M'};
     private static final byte[] IN_PROGRESS = {'P'};
+    private static final byte[] RATE_LIMITED = {'R'};
     private static final List<String> TRANSIENT_REPLIES =
             List.of("READONLY", "LOADING", "OOM", "BUSY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOAUTH");
 
@@ -61,11 +63,39 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
+        checkSizes(fingerprint, ownerToken);
+        return acquired((List<?>) run(recordKey, ACQUIRE, fingerprint, bytes(ownerToken), millis(lockTtl)));
+    }
+
+    /** The request counter of a record key: {@code #} never occurs in a record key (it is percent-encoded). */
+    static String counterKey(String recordKey) {
+        return recordKey + "#requests";
+    }
+
+    @Override
+    public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl,
+                                 RateLimit limit) {
+        checkSizes(fingerprint, ownerToken);
+        return acquired((List<?>) run(List.of(bytes(recordKey), bytes(counterKey(recordKey))), ACQUIRE, fingerprint,
+                bytes(ownerToken), millis(lockTtl), bytes(Integer.toString(limit.permits())), millis(limit.window())));
+    }
+
+    @Override
+    public boolean countsRequests() {
+        return true;
+    }
+
+    private static void checkSizes(byte[] fingerprint, String ownerToken) {
         if (fingerprint.length > 255 || bytes(ownerToken).length > 255) {
             throw new IllegalArgumentException("fingerprints and owner tokens are at most 255 bytes here");
         }
-        List<?> reply = (List<?>) run(recordKey, ACQUIRE, fingerprint, bytes(ownerToken), millis(lockTtl));
+    }
+
+    private static AcquireResult acquired(List<?> reply) {
         byte[] outcome = (byte[]) reply.get(0);
+        if (Arrays.equals(outcome, RATE_LIMITED)) {
+            return new AcquireResult.RateLimited(Duration.ofMillis(Math.max(0, (Long) reply.get(1))));
+        }
         if (Arrays.equals(outcome, ACQUIRED)) {
             return AcquireResult.ACQUIRED;
         }
@@ -113,7 +143,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private Object run(String recordKey, byte[]... args) {
-        List<byte[]> keys = List.of(bytes(recordKey));
+        return run(List.of(bytes(recordKey)), args);
+    }
+
+    private Object run(List<byte[]> keys, byte[]... args) {
         List<byte[]> argv = List.of(args);
         try {
             return execute(commands.evalsha(RECORD.sha1(), keys, argv));

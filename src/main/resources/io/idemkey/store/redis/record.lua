@@ -8,15 +8,33 @@
 --
 -- KEYS[1] the record key; ARGV[1] the operation, then its arguments:
 --   acquire  fingerprint, token, lock TTL (ms)  -> {'A'} | {'M'} | {'P', pttl} | {'C', response, pttl}
+--            [, permits, window (ms)]              | {'R', window pttl}
 --            creates the in-progress record, or reports the existing one; a different fingerprint
 --            wins over every state (422 before 409); the same token acquiring again (a retried
---            round trip whose reply was lost) acquires again
+--            round trip whose reply was lost) acquires again. With a rate limit, KEYS[2] counts the
+--            key's requests in a window that starts with the first (expired by Redis); beyond the
+--            permits the answer is {'R', time left in the window} and nothing else happens
 --   complete token, response, TTL (ms)          -> 1 completed (now, or by this token before) | 0 lease lost
 --   release  token                              -> 1 the key is free (deleted, or already gone) | 0 not ours
 --   renew    token, lock TTL (ms)               -> 1 renewed | 0 lease lost
 
 local key = KEYS[1]
 local operation = ARGV[1]
+
+if operation == 'acquire' and ARGV[5] then
+  local count = redis.call('INCR', KEYS[2])
+  if count == 1 then
+    redis.call('PEXPIRE', KEYS[2], ARGV[6])
+  end
+  if count > tonumber(ARGV[5]) then
+    local left = redis.call('PTTL', KEYS[2])
+    if left < 0 then -- a counter without expiry must not block the key for ever
+      redis.call('PEXPIRE', KEYS[2], ARGV[6])
+      left = tonumber(ARGV[6])
+    end
+    return {'R', left}
+  end
+end
 local record = redis.call('GET', key)
 
 local state, fingerprint, token, header

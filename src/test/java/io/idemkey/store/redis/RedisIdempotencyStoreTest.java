@@ -3,6 +3,7 @@ package io.idemkey.store.redis;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.IdempotencyStoreContract;
+import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.testing.RedisMonitor;
 import io.idemkey.testing.RedisServer;
@@ -42,7 +43,7 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
     private static final Set<String> TEST_COMMANDS =
             Set.of("info", "config|resetstat", "client|setinfo", "monitor", "echo");
     /** What the Lua scripts call inside Redis (counted by commandstats, but no round trips). */
-    private static final Set<String> COMMANDS_IN_SCRIPTS = Set.of("get", "set", "pexpire", "pttl", "del");
+    private static final Set<String> COMMANDS_IN_SCRIPTS = Set.of("get", "set", "pexpire", "pttl", "del", "incr");
 
     private static RedisServer server;
 
@@ -165,6 +166,8 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
         store.complete(key("mixed-2"), "stale", RESPONSE, DAY);
         store.release(key("unknown"), "a");
         store.renew(key("unknown-2"), "a", LONG_LOCK);
+        store.acquire(key("counted"), FINGERPRINT, "a", LONG_LOCK, new RateLimit(1, Duration.ofMinutes(1)));
+        store.acquire(key("counted"), FINGERPRINT, "b", LONG_LOCK, new RateLimit(1, Duration.ofMinutes(1)));
         List<String> keys = new ArrayList<>();
         try (Jedis jedis = server.client()) {
             String cursor = ScanParams.SCAN_POINTER_START;
@@ -236,6 +239,19 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
                 assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK))));
         assertEquals(List.of("evalsha"), roundTrips(() ->
                 assertInstanceOf(AcquireResult.Mismatch.class, store.acquire(key, OTHER_FINGERPRINT, "owner-3", LONG_LOCK))));
+    }
+
+    @Test
+    void rateLimitIsCountedInTheAcquireRoundTripAndItsCounterExpiresWithTheWindow() {
+        warmUp();
+        String key = key("round-trips-rate-limit");
+        RateLimit limit = new RateLimit(1, Duration.ofSeconds(30));
+        assertEquals(List.of("evalsha"), roundTrips(() ->
+                assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK, limit))));
+        assertEquals(List.of("evalsha"), roundTrips(() ->
+                assertInstanceOf(AcquireResult.RateLimited.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK, limit))));
+        long counterTtl = pttl(RedisIdempotencyStore.counterKey(key));
+        assertTrue(counterTtl > 0 && counterTtl <= 30_000, "the counter lives as long as its window: " + counterTtl);
     }
 
     @Test

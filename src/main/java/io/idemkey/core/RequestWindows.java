@@ -1,0 +1,46 @@
+package io.idemkey.core;
+
+import io.idemkey.spi.RateLimit;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Requests counted per key in fixed windows, in this JVM: the in-memory store's rate limit, and the
+ * count of replays this instance answers from its cache (they never reach the store). Bounded:
+ * ended windows are dropped when the map reaches its bound. Thread-safe.
+ */
+public final class RequestWindows {
+
+    private record Window(int count, Instant endsAt) {
+    }
+
+    private final ConcurrentMap<String, Window> windows = new ConcurrentHashMap<>();
+    private final int maxKeys;
+
+    public RequestWindows(int maxKeys) {
+        this.maxKeys = maxKeys;
+    }
+
+    /**
+     * Counts one request with this key.
+     *
+     * @return the time left in the window if the request is beyond the limit, else empty
+     */
+    public Optional<Duration> count(String key, RateLimit limit, Instant now) {
+        if (windows.size() >= maxKeys) {
+            sweep(now);
+        }
+        Window window = windows.compute(key, (k, w) -> w == null || !w.endsAt().isAfter(now)
+                ? new Window(1, now.plus(limit.window())) : new Window(w.count() + 1, w.endsAt()));
+        return window.count() > limit.permits() ? Optional.of(Duration.between(now, window.endsAt())) : Optional.empty();
+    }
+
+    /** Drops the windows that ended. */
+    public void sweep(Instant now) {
+        windows.values().removeIf(w -> !w.endsAt().isAfter(now));
+    }
+}

@@ -1,0 +1,79 @@
+package io.idemkey.core;
+
+import io.idemkey.core.IdempotencyMetrics.Exporter;
+import io.idemkey.spi.AcquireResult;
+import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.RateLimit;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * A store that reports how long each call to the real one takes (failed calls included) to the
+ * metrics exporter: the store's latency as the monitoring system sees it.
+ */
+public final class TimedStore implements IdempotencyStore {
+
+    private final IdempotencyStore delegate;
+    private final Exporter exporter;
+
+    public TimedStore(IdempotencyStore delegate, Exporter exporter) {
+        this.delegate = delegate;
+        this.exporter = exporter;
+    }
+
+    @Override
+    public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
+        return timed("acquire", () -> delegate.acquire(recordKey, fingerprint, ownerToken, lockTtl));
+    }
+
+    @Override
+    public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl,
+                                 RateLimit limit) {
+        return timed("acquire", () -> delegate.acquire(recordKey, fingerprint, ownerToken, lockTtl, limit));
+    }
+
+    @Override
+    public boolean countsRequests() {
+        return delegate.countsRequests();
+    }
+
+    @Override
+    public boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl) {
+        return timed("complete", () -> delegate.complete(recordKey, ownerToken, response, ttl));
+    }
+
+    @Override
+    public boolean release(String recordKey, String ownerToken) {
+        return timed("release", () -> delegate.release(recordKey, ownerToken));
+    }
+
+    @Override
+    public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
+        return timed("renew", () -> delegate.renew(recordKey, ownerToken, lockTtl));
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return delegate.isAvailable();
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+
+    private <T> T timed(String operation, Supplier<T> call) {
+        long start = System.nanoTime();
+        try {
+            return call.get();
+        } finally {
+            exporter.storeCall(operation, Duration.ofNanos(System.nanoTime() - start));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return delegate.toString();
+    }
+}
