@@ -1,7 +1,5 @@
 package io.idemkey.it;
 
-import org.jboss.shrinkwrap.api.exporter.ZipExporter;
-import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,10 +32,10 @@ class ConfigValidationIT {
         // The sound application comes first: Payara Micro stops initializing the applications that
         // follow one whose initialization failed.
         server = ServerProcess.startForTests(ServerProcess.Kind.ofThisRun(), List.of(
-                export(directory, Deployments.guardedApp("sound", Map.of())),
-                export(directory, Deployments.guardedApp("malformed-redis-url", Map.of(
+                Deployments.export(directory, Deployments.guardedApp("sound", Map.of())),
+                Deployments.export(directory, Deployments.guardedApp("malformed-redis-url", Map.of(
                         "idempotency.redis.url", "http://user:hunter2@localhost:6379"))),
-                export(directory, Deployments.guardedApp("lock-longer-than-ttl", Map.of(
+                Deployments.export(directory, Deployments.guardedApp("lock-longer-than-ttl", Map.of(
                         "io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/lockTtlSeconds", "86400",
                         "io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/ttlHours", "1")))));
     }
@@ -75,11 +73,5 @@ class ConfigValidationIT {
                 HttpRequest.newBuilder(server.uri(context).resolve(path)).GET().build(),
                 HttpResponse.BodyHandlers.discarding());
         return response.statusCode();
-    }
-
-    private static Path export(Path directory, WebArchive war) {
-        Path file = directory.resolve(war.getName());
-        war.as(ZipExporter.class).exportTo(file.toFile(), true);
-        return file;
     }
 }

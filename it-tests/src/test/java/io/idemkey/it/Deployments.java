@@ -2,10 +2,12 @@ package io.idemkey.it;
 
 import io.idemkey.it.app.TestApplication;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.exporter.ZipExporter;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.jboss.shrinkwrap.resolver.api.maven.Maven;
 
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -32,6 +34,13 @@ public final class Deployments {
                 .addAsResource(new StringAsset(properties(config)), "META-INF/microprofile-config.properties")
                 .addAsLibraries(Maven.resolver().loadPomFromFile(System.getProperty("it.pom", "pom.xml"))
                         .importCompileAndRuntimeDependencies().resolve().withTransitivity().asFile());
+    }
+
+    /** Writes the WAR into the directory, for a server a test starts itself; returns its file. */
+    public static Path export(Path directory, WebArchive war) {
+        Path file = directory.resolve(war.getName());
+        war.as(ZipExporter.class).exportTo(file.toFile(), true);
+        return file;
     }
 
     static String properties(Map<String, String> config) {

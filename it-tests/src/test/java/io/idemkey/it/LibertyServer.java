@@ -28,8 +28,41 @@ public final class LibertyServer extends ChildProcessServer {
     /** @param extraFeatures features to add to liberty/server.xml's (the test applications need appSecurity-5.0) */
     static LibertyServer start(List<Path> wars, int port, Map<String, String> systemProperties,
                                List<String> extraFeatures) {
-        Path wlp = Path.of(System.getProperty("liberty.wlpHome", "target/liberty/wlp"));
         Path serverXml = Path.of(System.getProperty("liberty.serverXml", "../liberty/server.xml"));
+        try {
+            return start(wars, port, systemProperties, extraFeatures, Files.readString(serverXml), false);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * As {@link #start}, the applications declared in server.xml with third-party APIs visible, as
+     * an application that uses the OpenTelemetry API must be on Open Liberty
+     * ({@code <classloader apiTypeVisibility="+third-party"/>}).
+     */
+    static LibertyServer startWithThirdPartyApis(List<Path> wars, int port, List<String> extraFeatures) {
+        Path serverXml = Path.of(System.getProperty("liberty.serverXml", "../liberty/server.xml"));
+        try {
+            return start(wars, port, Map.of(), extraFeatures, Files.readString(serverXml), true);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A server with exactly these features and nothing else of liberty/server.xml's. */
+    static LibertyServer startWithExactly(List<String> features, List<Path> wars, int port) {
+        return start(wars, port, Map.of(), List.of(), "<server>\n  <featureManager>"
+                + features.stream().map(f -> "<feature>" + f + "</feature>").collect(Collectors.joining())
+                + "</featureManager>\n"
+                + "  <httpEndpoint id=\"defaultHttpEndpoint\" host=\"*\" httpPort=\"${http.port}\" httpsPort=\"${https.port}\"/>\n"
+                + "  <applicationManager autoExpand=\"true\"/>\n"
+                + "  <logging consoleLogLevel=\"INFO\"/>\n</server>\n", false);
+    }
+
+    private static LibertyServer start(List<Path> wars, int port, Map<String, String> systemProperties,
+                                       List<String> extraFeatures, String serverXml, boolean thirdPartyApis) {
+        Path wlp = Path.of(System.getProperty("liberty.wlpHome", "target/liberty/wlp"));
         if (!Files.isExecutable(wlp.resolve("bin/server"))) {
             throw new IllegalStateException("No Open Liberty at " + wlp.toAbsolutePath()
                     + ": run `mvn -f it-tests liberty:create` first");
@@ -39,19 +72,28 @@ public final class LibertyServer extends ChildProcessServer {
         try {
             Files.createDirectories(serverDirectory.resolve("configDropins/overrides"));
             Files.createDirectories(serverDirectory.resolve("dropins"));
-            Files.copy(serverXml, serverDirectory.resolve("server.xml"), StandardCopyOption.REPLACE_EXISTING);
+            Files.writeString(serverDirectory.resolve("server.xml"), serverXml);
+            StringBuilder applications = new StringBuilder();
+            Files.createDirectories(serverDirectory.resolve("apps"));
+            for (Path war : wars) {
+                String file = war.getFileName().toString();
+                Files.copy(war, serverDirectory.resolve(thirdPartyApis ? "apps" : "dropins").resolve(file),
+                        StandardCopyOption.REPLACE_EXISTING);
+                if (thirdPartyApis) {
+                    applications.append("<webApplication location=\"").append(file).append("\" contextRoot=\"/")
+                            .append(file.replaceFirst("\\.war$", ""))
+                            .append("\"><classloader apiTypeVisibility=\"+third-party\"/></webApplication>");
+                }
+            }
             Files.writeString(serverDirectory.resolve("configDropins/overrides/process.xml"), """
                     <server>
                       <featureManager>%s</featureManager>
                       <variable name="http.port" value="%d"/>
                       <variable name="https.port" value="%d"/>
+                      %s
                     </server>
                     """.formatted(extraFeatures.stream().map(f -> "<feature>" + f + "</feature>").collect(Collectors.joining()),
-                    port, ServerProcess.freePort()));
-            for (Path war : wars) {
-                Files.copy(war, serverDirectory.resolve("dropins").resolve(war.getFileName()),
-                        StandardCopyOption.REPLACE_EXISTING);
-            }
+                    port, ServerProcess.freePort(), applications));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -1,6 +1,7 @@
 package io.idemkey.it;
 
 import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -12,6 +13,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -23,6 +27,7 @@ class SampleServiceIT {
 
     private static ServerProcess server;
     private static Http http;
+    private static ServerDocuments documents;
 
     @BeforeAll
     static void start() {
@@ -31,6 +36,7 @@ class SampleServiceIT {
                         "idempotency.redis.url", TestRedis.get().url(),
                         "sample.gateway.latency-ms", "1000"));
         http = new Http(server.uri("idemkey-sample"));
+        documents = new ServerDocuments(server.uri("idemkey-sample"));
     }
 
     @AfterAll
@@ -103,6 +109,66 @@ class SampleServiceIT {
         assertEquals("redis", check.getJsonObject("data").getString("store"));
         assertEquals("managed executor", check.getJsonObject("data").getString("lease-renewal"),
                 "leases are renewed on the server's managed scheduled executor");
+    }
+
+    @Test
+    void orderWithoutAnItemIsRefusedByBeanValidationAndTheCorrectedRetryRuns() {
+        String key = Http.newKey();
+        assertEquals(400, http.postJson("api/orders", key, "{\"item\":\" \",\"quantity\":1}").statusCode());
+        assertEquals(201, http.postJson("api/orders", key, "{\"item\":\"pen\",\"quantity\":1}").statusCode());
+    }
+
+    @Test
+    void openApiDocumentsTheKeyTheProblemAnswersAndTheReplayWindowOfEveryGuardedOperation() {
+        JsonObject document = documents.openApi();
+        for (String path : List.of("/api/orders", "/api/payments", "/api/payments/{id}/refunds")) {
+            JsonObject operation = ServerDocuments.operation(document, path, "post");
+            JsonObject key = ServerDocuments.headerParameter(operation, "Idempotency-Key");
+            assertNotNull(key, path + ": " + operation);
+            assertTrue(key.getBoolean("required"), path);
+            assertTrue(key.getString("description").contains("hours"), key.toString());
+            JsonObject responses = operation.getJsonObject("responses");
+            for (String status : List.of("400", "409", "413", "422", "503")) {
+                assertTrue(responses.getJsonObject(status).getJsonObject("content").containsKey("application/problem+json"),
+                        path + " " + status + ": " + responses);
+            }
+            assertTrue(responses.getJsonObject("409").getJsonObject("headers").containsKey("Retry-After"));
+            assertTrue(responses.values().stream().map(JsonValue::asJsonObject)
+                    .anyMatch(r -> r.containsKey("headers") && r.getJsonObject("headers").containsKey("Idempotent-Replayed")),
+                    path + ": the replay marker is documented on its answers: " + responses);
+        }
+        assertEquals("PT48H", ServerDocuments.operation(document, "/api/payments", "post")
+                .getJsonObject("x-idempotency").getString("replay-window"), "payments are replayed for 48 hours");
+        assertEquals("PT24H", ServerDocuments.operation(document, "/api/orders", "post")
+                .getJsonObject("x-idempotency").getString("replay-window"));
+        assertNull(ServerDocuments.headerParameter(ServerDocuments.operation(document, "/api/orders/{id}", "get"),
+                "Idempotency-Key"), "reads are not guarded");
+        assertTrue(document.getJsonObject("components").getJsonObject("schemas").containsKey("IdempotencyProblem"));
+    }
+
+    @Test
+    void metricsCountEachDecisionPerEndpointAndTimeTheStore() {
+        String endpoint = "endpoint=\"POST /orders\"";
+        String before = documents.metrics();
+        String key = Http.newKey();
+        assertEquals(201, http.postJson("api/orders", key, "{\"item\":\"cup\",\"quantity\":1}").statusCode());
+        assertEquals(201, http.postJson("api/orders", key, "{\"item\":\"cup\",\"quantity\":1}").statusCode());
+        assertEquals(201, http.postJson("api/orders", key, "{\"item\":\"cup\",\"quantity\":1}").statusCode());
+        assertEquals(422, http.postJson("api/orders", key, "{\"item\":\"cup\",\"quantity\":2}").statusCode());
+        String after = documents.metrics();
+        assertEquals(1, delta(before, after, "idempotency_acquired_total", endpoint), after);
+        assertEquals(1, delta(before, after, "idempotency_completed_total", endpoint));
+        assertEquals(2, delta(before, after, "idempotency_replayed_total", endpoint));
+        assertEquals(1, delta(before, after, "idempotency_mismatch_total", endpoint));
+        assertFalse(after.contains(key), "metrics never carry the key");
+        double acquires = ServerDocuments.value(after, "idempotency_store_latency_count", "operation=\"acquire\"")
+                + ServerDocuments.value(after, "idempotency_store_latency_seconds_count", "operation=\"acquire\"");
+        assertTrue(acquires >= 1, "the store's latency is timed per operation: " + after);
+        assertTrue(after.contains("idempotency_in_flight"), after);
+    }
+
+    private static double delta(String before, String after, String name, String label) {
+        return ServerDocuments.value(after, name, label) - ServerDocuments.value(before, name, label);
     }
 
     private static String payment(String clientTimestamp, String nonce) {

@@ -2,8 +2,6 @@ package io.idemkey.it;
 
 import io.idemkey.testing.RedisMonitor;
 import io.idemkey.testing.RedisServer;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 
@@ -16,15 +14,27 @@ import java.util.concurrent.CompletableFuture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** Every row of SPEC's status table, over real HTTP, against the real server and a real Redis. */
-@RunAsClient
-class StatusTableIT extends ClientOfOneDeployment {
+/**
+ * Every row of SPEC's status table, over real HTTP, against a real server and a real Redis: on the
+ * test servers ({@link StatusTableIT}) and on an Open Liberty with only the features Idemkey
+ * documents ({@link MinimalFeaturesIT}).
+ */
+abstract class StatusTableTests {
 
-    @Deployment
-    static WebArchive deployment() {
-        return Deployments.guardedApp("status-table", Map.of());
+    /** The test application under {@link #CONTEXT} on the server of the subclass. */
+    Http http;
+
+    static final String CONTEXT = "status-table";
+
+    /** The test application with the configuration every status-table deployment has. */
+    static WebArchive deployment(Map<String, String> extraConfig) {
+        return Deployments.guardedApp(CONTEXT, extraConfig);
     }
+
+    /** Whether the server validates beans (Bean Validation is the application's choice, not Idemkey's). */
+    abstract boolean validatesBeans();
 
     @Test
     void missingKeyIsRefusedWith400Problem() {
@@ -156,7 +166,7 @@ class StatusTableIT extends ClientOfOneDeployment {
                 .POST(HttpRequest.BodyPublishers.noBody()).build();
         assertEquals(500, http.send(failing).statusCode());
         HttpResponse<String> retry = http.post("guarded/no-content", key);
-        long deadline = System.nanoTime() + 3_000_000_000L; // the end-of-request listener runs as the request ends
+        long deadline = System.nanoTime() + 3_000_000_000L; // the key is released as the request ends
         while (retry.statusCode() == 409 && System.nanoTime() < deadline) {
             Thread.sleep(50);
             retry = http.post("guarded/no-content", key);
@@ -189,6 +199,7 @@ class StatusTableIT extends ClientOfOneDeployment {
 
     @Test
     void requestRefusedByBeanValidationReleasesTheKeySoTheCorrectedRetryRuns() {
+        assumeTrue(validatesBeans(), "this server has no Bean Validation");
         String key = Http.newKey();
         assertEquals(400, http.postJson("guarded/payments", key, "{\"amount\":5}").statusCode());
         assertEquals(0, http.executions(key));

@@ -1,0 +1,80 @@
+package io.idemkey.it;
+
+import io.idemkey.it.observability.ApplicationOpenApiFilter;
+import jakarta.json.JsonObject;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What monitoring systems and API portals see of the test application on this run's server:
+ * conflicts and running requests in {@code /metrics}, and the guarded operations in {@code /openapi}
+ * when the application has an OpenAPI filter of its own (one that extends Idemkey's).
+ */
+@RunAsClient
+class ObservabilityIT extends ClientOfOneDeployment {
+
+    private ServerDocuments documents;
+
+    @Deployment
+    static WebArchive deployment() {
+        return Deployments.guardedApp("observability", Map.of("mp.openapi.filter", ApplicationOpenApiFilter.class.getName()))
+                .addClass(ApplicationOpenApiFilter.class);
+    }
+
+    @BeforeEach
+    void documents() throws Exception {
+        documents = new ServerDocuments(base.toURI());
+    }
+
+    @Test
+    void runningRequestShowsInFlightAndItsRetryCountsAsAConflictOfItsEndpoint() throws Exception {
+        String endpoint = "endpoint=\"POST /guarded/slow\"";
+        String before = documents.metrics();
+        String key = Http.newKey();
+        CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() ->
+                http.post("guarded/slow?millis=2000", key));
+        http.awaitExecution(key);
+        String during = documents.metrics();
+        assertEquals(409, http.post("guarded/slow?millis=2000", key).statusCode());
+        assertEquals(200, first.get().statusCode());
+        assertTrue(ServerDocuments.value(during, "idempotency_in_flight") >= 1, during);
+        await().atMost(Duration.ofSeconds(10)).until(() -> ServerDocuments.value(documents.metrics(), "idempotency_in_flight") == 0);
+        String after = documents.metrics();
+        assertEquals(1, ServerDocuments.value(after, "idempotency_conflict_total", endpoint)
+                - ServerDocuments.value(before, "idempotency_conflict_total", endpoint), after);
+        assertEquals(1, ServerDocuments.value(after, "idempotency_acquired_total", endpoint)
+                - ServerDocuments.value(before, "idempotency_acquired_total", endpoint));
+    }
+
+    @Test
+    void applicationsOwnOpenApiFilterThatExtendsIdemkeysKeepsBothContributions() {
+        JsonObject document = documents.openApi();
+        JsonObject echo = ServerDocuments.operation(document, "/guarded/echo", "post");
+        assertEquals("ran", echo.getString("x-application-filter"), "the application's filter ran");
+        JsonObject key = ServerDocuments.headerParameter(echo, "Idempotency-Key");
+        assertNotNull(key, "and Idemkey's documentation is there: " + echo);
+        assertTrue(key.getBoolean("required"));
+        assertEquals("PT24H", echo.getJsonObject("x-idempotency").getString("replay-window"));
+
+        JsonObject optional = ServerDocuments.operation(document, "/guarded/optional", "post");
+        assertEquals(false, ServerDocuments.headerParameter(optional, "Idempotency-Key").getBoolean("required"));
+        assertNull(ServerDocuments.headerParameter(ServerDocuments.operation(document, "/class-level", "get"),
+                "Idempotency-Key"), "GET is not guarded, even in a guarded class");
+        assertNotNull(ServerDocuments.headerParameter(ServerDocuments.operation(document, "/contracts/interface/charge",
+                "post"), "Idempotency-Key"), "an interface placement is documented too");
+    }
+}
