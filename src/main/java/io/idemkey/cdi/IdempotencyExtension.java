@@ -17,7 +17,6 @@ import jakarta.enterprise.inject.spi.DeploymentException;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.WithAnnotations;
-import jakarta.ws.rs.Path;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.lang.reflect.Method;
@@ -77,12 +76,12 @@ public class IdempotencyExtension implements Extension {
 
     /**
      * Interface placements: the implementing methods get the interceptor binding CDI would not
-     * inherit. Resource classes carry {@code @Path} themselves (JAX-RS does not inherit it from an
-     * interface), which keeps this observer off every other type.
+     * inherit. Every type is looked at (a resource may take even its {@code @Path} from the
+     * interface, as RESTEasy allows); those without interfaces are passed over at once.
      */
-    <T> void bindInterfacePlacements(@Observes @WithAnnotations(Path.class) ProcessAnnotatedType<T> event) {
+    <T> void bindInterfacePlacements(@Observes ProcessAnnotatedType<T> event) {
         Class<T> type = event.getAnnotatedType().getJavaClass();
-        if (type.isInterface() || type.isAnnotation() || type.getInterfaces().length == 0 && type.getSuperclass() == Object.class
+        if (type.isInterface() || type.isAnnotation() || !implementsAnyInterface(type)
                 || type.isAnnotationPresent(IdempotencyKey.class)) {
             return; // nothing to inherit from, or the class-level binding covers every method already
         }
@@ -101,6 +100,15 @@ public class IdempotencyExtension implements Extension {
                     .filterMethods(m -> inherited.containsKey(m.getJavaMember()))
                     .forEach(m -> m.add(inherited.get(m.getAnnotated().getJavaMember())));
         }
+    }
+
+    private static boolean implementsAnyInterface(Class<?> type) {
+        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            if (c.getInterfaces().length > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     void validate(@Observes AfterDeploymentValidation validation) {

@@ -69,9 +69,6 @@ public class IdempotencyInterceptor {
         } finally {
             execution.workEnded();
             currentRequest.methodEnded(outer);
-            if (guarded.asynchronous()) {
-                currentRequest.answeredAsynchronously();
-            }
         }
     }
 

@@ -14,12 +14,11 @@ import java.util.logging.Logger;
 
 /**
  * One acquired key: the lease a first request holds while its method runs. The lease is renewed in
- * the background every {@code lockTtl / 3} while the method's work is under way: from the moment the
- * method starts until it returns (or, when it answers asynchronously or streams its entity, until
- * that ends). Before the method starts and after its work ended only the time to record the
- * response is left, so the lease is not renewed then: if the request ends without anyone finishing
- * the execution, its record frees itself after {@code lockTtl} at the latest. The execution ends
- * exactly once, either
+ * the background every {@code lockTtl / 3} until the method has started and while its work is under
+ * way (until it returns or, when it answers asynchronously or streams its entity, until that ends).
+ * Once the method's work ended only the time to record the response is left, so the lease is not
+ * renewed then: if nobody finishes the execution, its record frees itself after {@code lockTtl} at
+ * the latest. The execution ends exactly once, either
  * {@linkplain #complete completed} (the response is recorded for replay) or {@linkplain #release
  * released} (the key is deleted so that a retry runs again). Thread-safe.
  *
@@ -49,7 +48,7 @@ public final class Execution {
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
     private volatile Instant leaseExpiresAt;
     private volatile boolean started;
-    /** The method runs, answers asynchronously, or its entity is being written: the lease is renewed. */
+    /** The method runs, answers asynchronously, or its entity is being written: the lease is renewed (as before it started). */
     private final AtomicInteger workUnderWay = new AtomicInteger();
     private volatile boolean retryable;
     private volatile Instant nextRenewalAt;
@@ -79,9 +78,12 @@ public final class Execution {
         engine.holdLease(this);
     }
 
-    /** Renews the lease if its time has come and the method's work is under way (called by the engine's lease ticker). */
+    /**
+     * Renews the lease if its time has come, unless the method's work already ended (called by the
+     * engine's lease ticker).
+     */
     void renewIfDue(Instant now) {
-        if (workUnderWay.get() > 0 && !now.isBefore(nextRenewalAt)) {
+        if ((!started || workUnderWay.get() > 0) && !now.isBefore(nextRenewalAt)) {
             nextRenewalAt = now.plus(policy.renewalInterval());
             renew();
         }

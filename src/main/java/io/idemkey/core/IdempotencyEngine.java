@@ -120,7 +120,7 @@ public final class IdempotencyEngine {
             }
             return cached.sameRequest() ? replay(cached.response(), endpoint, key, true) : mismatch(endpoint, key);
         }
-        if (rateLimit != null) {
+        if (rateLimit != null && replayCache.enabled()) {
             seenHere.count(recordKey, rateLimit, clock.instant()); // the store judges this one
         }
         boolean counted = false; // a retry that waits for an in-flight request counts once

@@ -34,6 +34,11 @@ final class ReplayCache {
         this.maxEntryBytes = (int) Math.min(Integer.MAX_VALUE, Math.max(0, maxBytes / 64));
     }
 
+    /** Whether the cache holds anything at all (it is off with a bound of 0). */
+    boolean enabled() {
+        return maxBytes > 0;
+    }
+
     /** What the cache knows of this record now: null (ask the store), or its response and fingerprint. */
     Hit get(String recordKey, byte[] fingerprint, Instant now) {
         Entry entry = entries.get(recordKey);

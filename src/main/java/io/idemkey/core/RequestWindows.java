@@ -10,16 +10,20 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * Requests counted per key in fixed windows, in this JVM: the in-memory store's rate limit, and the
- * count of replays this instance answers from its cache (they never reach the store). Bounded:
- * ended windows are dropped when the map reaches its bound. Thread-safe.
+ * count of replays this instance answers from its cache (they never reach the store). Bounded: at
+ * its bound, ended windows are dropped (at most once a second), and while it is still full a key it
+ * does not track yet is not counted (its requests are let through). Thread-safe.
  */
 public final class RequestWindows {
 
     private record Window(int count, Instant endsAt) {
     }
 
+    private static final Duration SWEEP_AT_MOST_EVERY = Duration.ofSeconds(1);
+
     private final ConcurrentMap<String, Window> windows = new ConcurrentHashMap<>();
     private final int maxKeys;
+    private volatile Instant lastSweep = Instant.MIN;
 
     public RequestWindows(int maxKeys) {
         this.maxKeys = maxKeys;
@@ -32,7 +36,13 @@ public final class RequestWindows {
      */
     public Optional<Duration> count(String key, RateLimit limit, Instant now) {
         if (windows.size() >= maxKeys) {
-            sweep(now);
+            if (lastSweep.plus(SWEEP_AT_MOST_EVERY).isBefore(now)) {
+                lastSweep = now;
+                sweep(now);
+            }
+            if (windows.size() >= maxKeys && !windows.containsKey(key)) {
+                return Optional.empty(); // full of live windows: not tracked, let through
+            }
         }
         Window window = windows.compute(key, (k, w) -> w == null || !w.endsAt().isAfter(now)
                 ? new Window(1, now.plus(limit.window())) : new Window(w.count() + 1, w.endsAt()));

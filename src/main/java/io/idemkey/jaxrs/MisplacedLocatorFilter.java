@@ -39,7 +39,8 @@ public class MisplacedLocatorFilter implements ContainerRequestFilter {
                     MisplacedLocatorFilter::annotatedLocator);
             if (problem.isPresent()) {
                 LOG.severe(problem.get());
-                request.abortWith(new Problems().problem(Problems.Type.MISCONFIGURED, problem.get()));
+                request.abortWith(new Problems().problem(Problems.Type.MISCONFIGURED, "This endpoint's idempotency"
+                        + " protection is misconfigured, so the request was not processed. The server log names the cause."));
                 return;
             }
         }
@@ -52,7 +53,7 @@ public class MisplacedLocatorFilter implements ContainerRequestFilter {
                 return Optional.of("Invalid Idemkey placement: @IdempotencyKey on " + type.getName() + "."
                         + method.getName() + "(), which is a sub-resource locator: the methods of the resource it"
                         + " returns are not guarded by it. Put the annotation on the sub-resource's methods (or its"
-                        + " class). The request was refused, not run unguarded.");
+                        + " class). Requests through it are refused, never run unguarded.");
             }
         }
         return Optional.empty();

@@ -70,6 +70,9 @@ public final class ResourceMethods {
         Path typePath = null;
         for (Class<?> type = resourceClass; type != null && typePath == null; type = type.getSuperclass()) {
             typePath = type.getAnnotation(Path.class);
+            for (int i = 0; typePath == null && i < type.getInterfaces().length; i++) {
+                typePath = type.getInterfaces()[i].getAnnotation(Path.class); // RESTEasy takes it from there
+            }
         }
         Path methodPath = jaxrsDeclaration(resourceClass, method).map(m -> m.getAnnotation(Path.class)).orElse(null);
         String path = (typePath == null ? "" : "/" + typePath.value()) + (methodPath == null ? "" : "/" + methodPath.value());

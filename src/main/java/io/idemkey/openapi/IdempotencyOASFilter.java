@@ -18,10 +18,13 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Documents every operation Idemkey guards in the application's OpenAPI document: the
@@ -50,6 +53,7 @@ public class IdempotencyOASFilter implements OASFilter {
 
         IdempotencySettings settings = extension.get().settings().get();
         List<GuardedEndpoint> endpoints = extension.get().endpoints();
+        String applicationPath = applicationPath(openAPI.getPaths().getPathItems().keySet(), endpoints);
         boolean documented = false;
         for (Map.Entry<String, PathItem> path : openAPI.getPaths().getPathItems().entrySet()) {
             Map<PathItem.HttpMethod, Operation> operations = path.getValue().getOperations();
@@ -57,7 +61,7 @@ public class IdempotencyOASFilter implements OASFilter {
                 continue;
             }
             for (Map.Entry<PathItem.HttpMethod, Operation> operation : operations.entrySet()) {
-                Optional<GuardedEndpoint> guarded = match(endpoints, operation.getKey().name(), path.getKey());
+                Optional<GuardedEndpoint> guarded = match(endpoints, operation.getKey().name(), path.getKey(), applicationPath);
                 if (guarded.isPresent()) {
                     document(operation.getValue(), guarded.get(), settings);
                     documented = true;
@@ -70,15 +74,40 @@ public class IdempotencyOASFilter implements OASFilter {
     }
 
     /**
-     * The guarded endpoint of an OpenAPI path: the document's paths may start with the application
-     * path ({@code /api/orders/{id}}), the endpoint's are relative to it ({@code /orders/{id}}).
+     * The application path the document's paths start with ({@code /api}), while the endpoints' are
+     * relative to it: the prefix that most guarded endpoints' templates complete into a document
+     * path (the shortest where that ties), so that {@code /admin/orders} is not taken for
+     * {@code /orders}.
      */
-    static Optional<GuardedEndpoint> match(List<GuardedEndpoint> endpoints, String httpMethod, String documentPath) {
+    static String applicationPath(Set<String> documentPaths, List<GuardedEndpoint> endpoints) {
+        Map<String, Integer> votes = new HashMap<>();
+        for (GuardedEndpoint endpoint : endpoints) {
+            String template = normalize(endpoint.pathTemplate());
+            if (template.equals("/")) {
+                continue; // says nothing about the prefix
+            }
+            for (String documentPath : documentPaths) {
+                String path = normalize(documentPath);
+                String prefix = path.substring(0, Math.max(0, path.length() - template.length()));
+                if (path.endsWith(template) && (prefix.isEmpty() || prefix.startsWith("/") && !prefix.endsWith("/"))) {
+                    votes.merge(prefix, 1, Integer::sum);
+                }
+            }
+        }
+        return votes.entrySet().stream()
+                .max(Comparator.<Map.Entry<String, Integer>>comparingInt(Map.Entry::getValue)
+                        .thenComparing(e -> -e.getKey().length()))
+                .map(Map.Entry::getKey).orElse("");
+    }
+
+    /** The guarded endpoint at this document path: the application path followed by its template. */
+    static Optional<GuardedEndpoint> match(List<GuardedEndpoint> endpoints, String httpMethod, String documentPath,
+                                           String applicationPath) {
         String path = normalize(documentPath);
         for (GuardedEndpoint endpoint : endpoints) {
             String template = normalize(endpoint.pathTemplate());
-            if (endpoint.httpMethod().equalsIgnoreCase(httpMethod)
-                    && (path.equals(template) || !template.equals("/") && path.endsWith(template))) {
+            String expected = normalize(applicationPath + (template.equals("/") ? "" : template));
+            if (endpoint.httpMethod().equalsIgnoreCase(httpMethod) && path.equals(expected)) {
                 return Optional.of(endpoint);
             }
         }

@@ -303,22 +303,21 @@ class IdempotencyEngineTest {
     }
 
     @Test
-    void leaseIsNotRenewedBeforeTheMethodStartsNorAfterItsWorkEndedSoAForgottenKeyFreesItself() {
-        Execution neverStarted = assertInstanceOf(Decision.Proceed.class, begin()).execution();
-        scheduler.advance(LOCK_TTL.minusMillis(1));
-        assertEquals(0, store.renewals.get(), "the method never started: nothing to keep alive");
-        scheduler.advance(Duration.ofMillis(1));
-        Execution next = assertInstanceOf(Decision.Proceed.class, begin(), "the forgotten key freed itself").execution();
-        assertTrue(neverStarted.isRunning(), "nobody ended it; only its lease ran out");
-
-        next.markStarted();
-        next.workBegins();
-        scheduler.advance(LOCK_TTL.multipliedBy(2));
-        assertEquals(6, store.renewals.get(), "renewed every lockTtl/3 while the method runs");
-        next.workEnded(); // the method returned, and then nobody recorded or released its outcome
+    void leaseIsRenewedUntilTheMethodStartsAndWhileItRunsButNotAfterItsWorkEndedSoAForgottenKeyFreesItself() {
+        Execution execution = assertInstanceOf(Decision.Proceed.class, begin()).execution();
         scheduler.advance(LOCK_TTL);
-        assertEquals(6, store.renewals.get());
+        assertEquals(3, store.renewals.get(), "renewed while the method has not started yet (a slow filter, say)");
+        execution.markStarted();
+        execution.workBegins();
+        scheduler.advance(LOCK_TTL.multipliedBy(2));
+        assertEquals(9, store.renewals.get(), "renewed every lockTtl/3 while the method runs");
+        execution.workEnded(); // the method returned, and then nobody recorded or released its outcome
+        scheduler.advance(LOCK_TTL.minusMillis(1));
+        assertEquals(9, store.renewals.get());
+        assertInstanceOf(Decision.Conflict.class, begin());
+        scheduler.advance(Duration.ofMillis(1));
         assertInstanceOf(Decision.Proceed.class, begin(), "freed lockTtl after the last renewal at the latest");
+        assertTrue(execution.isRunning(), "nobody ended it; only its lease ran out");
     }
 
     @Test

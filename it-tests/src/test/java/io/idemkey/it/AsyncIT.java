@@ -4,9 +4,12 @@ import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.http.HttpResponse;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -22,7 +25,11 @@ class AsyncIT extends ClientOfOneDeployment {
 
     @Deployment
     static WebArchive deployment() {
-        return Deployments.guardedApp("async", Map.of());
+        // a 1 s lease: the slow answers below outlive it several times over, so only renewals keep their key
+        return Deployments.guardedApp("async", Map.of(
+                "io.idemkey.it.app.AsyncResource/stage/IdempotencyKey/lockTtlSeconds", "1",
+                "io.idemkey.it.app.AsyncResource/suspended/IdempotencyKey/lockTtlSeconds", "1",
+                "io.idemkey.it.app.AsyncResource/stream/IdempotencyKey/lockTtlSeconds", "1"));
     }
 
     @Test
@@ -80,6 +87,25 @@ class AsyncIT extends ClientOfOneDeployment {
         assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
         assertEquals(1, http.executions(key));
         return first;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"async/stage?millis=3000", "async/suspended?millis=3000", "async/stream?kib=6&pauseMillis=500"})
+    void answerSlowerThanItsLeaseKeepsTheKeyUntilItIsWrittenAndRunsOnce(String path) throws Exception {
+        String key = Http.newKey();
+        CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> http.post(path, key));
+        http.awaitExecution(key);
+        while (!first.isDone()) {
+            HttpResponse<String> retry = http.post(path, key);
+            if (!first.isDone()) {
+                assertEquals(409, retry.statusCode(), "while the first answer is still being made: " + retry.body());
+            }
+            Thread.sleep(300);
+        }
+        HttpResponse<String> answer = first.get();
+        assertTrue(answer.statusCode() == 200 || answer.statusCode() == 201, answer.body());
+        assertEquals(1, http.executions(key));
+        assertEquals(answer.body(), http.post(path, key).body(), "replayed");
     }
 
     private void assertReleased(String path) {

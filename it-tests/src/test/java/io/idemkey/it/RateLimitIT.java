@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -49,6 +50,23 @@ class RateLimitIT extends ClientOfOneDeployment {
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{}")).build());
         assertEquals(201, otherCaller.statusCode(), "the same key of another caller is another key: " + otherCaller.body());
+    }
+
+    @Test
+    void requestsThatReachTheStoreAreCountedThereInTheAcquireScript() throws Exception {
+        // While the first request runs, every retry reaches Redis (nothing to replay from a cache yet).
+        String key = Http.newKey();
+        CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() ->
+                http.post("guarded/slow?millis=2000", key));
+        http.awaitExecution(key);
+        for (int i = 2; i <= 5; i++) {
+            assertEquals(409, http.post("guarded/slow?millis=2000", key).statusCode(), "request " + i);
+        }
+        HttpResponse<String> limited = http.post("guarded/slow?millis=2000", key);
+        assertEquals(429, limited.statusCode(), limited.body());
+        assertTrue(limited.body().contains("https://idemkey.io/problems/rate-limited"), limited.body());
+        assertEquals(200, first.get().statusCode());
+        assertEquals(1, http.executions(key));
     }
 
     @Test

@@ -122,7 +122,7 @@ class TwoServersIT {
 
     private static Void oneKey(Http p, Http l, AtomicInteger conflicts) throws Exception {
         String key = Http.newKey();
-        String path = "guarded/slow?millis=50";
+        String path = "guarded/slow?millis=200"; // long enough for the two requests to overlap on a loaded machine
         CyclicBarrier together = new CyclicBarrier(2);
         CompletableFuture<HttpResponse<String>> atPayara = CompletableFuture.supplyAsync(() -> {
             await(together);

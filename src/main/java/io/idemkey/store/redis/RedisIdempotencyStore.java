@@ -23,7 +23,8 @@ import java.util.List;
  * The {@link IdempotencyStore} on Redis, through a Jedis connection pool. Every operation is one
  * round trip running one Lua script ({@code record.lua} next to this class), so acquire cannot race,
  * and complete, release and renew are compare-and-set on the owner token. A record is one compact
- * string that Redis expires itself ({@code PX}): nothing else of Idemkey's lives in Redis.
+ * string that Redis expires itself ({@code PX}); with a rate limit, a key's request counter lives
+ * beside it for its window. Nothing else of Idemkey's lives in Redis.
  *
  * <p>A command that fails on a pooled connection (Redis restarted, a proxy dropped it) is retried
  * once on a fresh connection before the store is declared unavailable, so the first request after
@@ -67,9 +68,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return acquired((List<?>) run(recordKey, ACQUIRE, fingerprint, bytes(ownerToken), millis(lockTtl)));
     }
 
-    /** The request counter of a record key: {@code #} never occurs in a record key (it is percent-encoded). */
+    /**
+     * The request counter of a record key, in the record's Redis Cluster slot: the record key as a
+     * hash tag ({@code {<record key>}#requests} hashes as the record key does), or, where the prefix
+     * carries a hash tag already, the record key with a suffix. {@code #} never occurs in a record
+     * key (scope and key are percent-encoded), so a counter never names a record.
+     */
     static String counterKey(String recordKey) {
-        return recordKey + "#requests";
+        return recordKey.indexOf('{') >= 0 ? recordKey + "#requests" : "{" + recordKey + "}#requests";
     }
 
     @Override

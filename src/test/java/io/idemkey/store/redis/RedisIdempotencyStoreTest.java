@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -252,6 +253,15 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
                 assertInstanceOf(AcquireResult.RateLimited.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK, limit))));
         long counterTtl = pttl(RedisIdempotencyStore.counterKey(key));
         assertTrue(counterTtl > 0 && counterTtl <= 30_000, "the counter lives as long as its window: " + counterTtl);
+    }
+
+    @Test
+    void requestCounterSitsInTheRecordsClusterSlot() {
+        for (String recordKey : new String[]{"idempotency:alice:8e03978e", "idempotency::k%7B1%7D", "{tenant-7}idempotency::k"}) {
+            String counter = RedisIdempotencyStore.counterKey(recordKey);
+            assertEquals(JedisClusterCRC16.getSlot(recordKey), JedisClusterCRC16.getSlot(counter), counter);
+            assertFalse(counter.equals(recordKey));
+        }
     }
 
     @Test

@@ -6,6 +6,7 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
@@ -38,11 +39,12 @@ public class AsyncResource {
     @POST
     @Path("/stage")
     @IdempotencyKey
-    public CompletionStage<Response> stage() {
+    public CompletionStage<Response> stage(@QueryParam("millis") @DefaultValue("100") int millis) {
         String key = idempotency.key().orElseThrow();
         return CompletableFuture.supplyAsync(() -> {
-            pause(100);
-            return Response.status(201).entity(body(executions.record(key))).build();
+            int execution = executions.record(key);
+            pause(millis);
+            return Response.status(201).entity(body(execution)).build();
         }, executor);
     }
 
@@ -60,11 +62,12 @@ public class AsyncResource {
     @POST
     @Path("/suspended")
     @IdempotencyKey
-    public void suspended(@Suspended AsyncResponse response) {
+    public void suspended(@Suspended AsyncResponse response, @QueryParam("millis") @DefaultValue("100") int millis) {
         String key = idempotency.key().orElseThrow();
         executor.execute(() -> {
-            pause(100);
-            response.resume(Response.status(201).entity(body(executions.record(key))).build());
+            int execution = executions.record(key);
+            pause(millis);
+            response.resume(Response.status(201).entity(body(execution)).build());
         });
     }
 
@@ -79,11 +82,11 @@ public class AsyncResource {
         });
     }
 
-    /** Streams its body in chunks, flushing between them. */
+    /** Streams its body in chunks, flushing between them, pausing as long as asked after each. */
     @POST
     @Path("/stream")
     @IdempotencyKey
-    public Response stream(@QueryParam("kib") int kib) {
+    public Response stream(@QueryParam("kib") int kib, @QueryParam("pauseMillis") int pauseMillis) {
         int execution = executions.record(idempotency.key().orElseThrow());
         String id = UUID.randomUUID().toString();
         StreamingOutput output = out -> {
@@ -93,6 +96,7 @@ public class AsyncResource {
                 Arrays.fill(chunk, (byte) ('a' + (i + execution) % 26));
                 out.write(chunk);
                 out.flush();
+                pause(pauseMillis);
             }
             out.write("\"}".getBytes(StandardCharsets.UTF_8));
         };
