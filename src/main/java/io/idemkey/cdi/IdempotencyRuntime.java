@@ -14,6 +14,8 @@ import io.idemkey.core.RequestTracer;
 import io.idemkey.core.TimedStore;
 import io.idemkey.jaxrs.ResourceMethods;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.store.jdbc.JdbcIdempotencyStore;
+import io.idemkey.store.jdbc.JdbcStoreOptions;
 import io.idemkey.store.memory.InMemoryIdempotencyStore;
 import io.idemkey.store.redis.RedisIdempotencyStore;
 import jakarta.annotation.PostConstruct;
@@ -30,6 +32,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
+import javax.sql.DataSource;
 import java.lang.reflect.Method;
 import java.time.Clock;
 import java.util.Map;
@@ -230,7 +233,27 @@ public class IdempotencyRuntime {
                     + " other instances and are lost on restart");
             return new InMemoryIdempotencyStore(Clock.systemUTC(), settings.memoryMaxRecords());
         }
+        if (settings.store() == IdempotencySettings.StoreKind.JDBC) {
+            return openJdbc(settings.jdbc());
+        }
         return RedisIdempotencyStore.open(settings.redis());
+    }
+
+    /** The table in the application's container-managed DataSource, created if missing and allowed. */
+    private static IdempotencyStore openJdbc(JdbcStoreOptions options) {
+        DataSource dataSource;
+        try {
+            dataSource = (DataSource) new InitialContext().lookup(options.dataSource());
+        } catch (NamingException | ClassCastException e) {
+            throw new ConfigurationException(IdempotencySettings.JDBC_DATASOURCE, "names no DataSource the application"
+                    + " can look up: '" + options.dataSource() + "' (" + e.getMessage() + ")");
+        }
+        JdbcIdempotencyStore store = new JdbcIdempotencyStore(dataSource, options.table(), options.timeoutSeconds());
+        if (options.createTable()) {
+            store.createTable();
+        }
+        LOG.info(() -> "Idemkey keeps its records in the table " + options.table() + " of " + options.dataSource());
+        return store;
     }
 
     private ScheduledExecutorService scheduledExecutor() {

@@ -1,6 +1,7 @@
 package io.idemkey.config;
 
 import io.idemkey.spi.RateLimit;
+import io.idemkey.store.jdbc.JdbcStoreOptions;
 import io.idemkey.store.redis.RedisStoreOptions;
 
 import java.io.IOException;
@@ -29,6 +30,7 @@ import javax.net.ssl.TrustManagerFactory;
  *
  * @param store                 where records live
  * @param redis                 how to reach Redis (when {@code store} is {@link StoreKind#REDIS})
+ * @param jdbc                  how to reach the table (when {@code store} is {@link StoreKind#JDBC})
  * @param keyPrefix             the prefix of every record key
  * @param header                the request header carrying the key
  * @param replayedHeader        the response header marking a replay
@@ -45,7 +47,8 @@ import javax.net.ssl.TrustManagerFactory;
  * @param replayCacheBytes      the body bytes of completed records kept in memory for replays (0: off)
  * @param rateLimitPerKey       at most so many requests per key and caller in a window; null: no limit
  */
-public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, String keyPrefix, String header,
+public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, JdbcStoreOptions jdbc, String keyPrefix,
+                                  String header,
                                   String replayedHeader, int maxKeyLength, boolean failOpen, Set<String> methods,
                                   Scope scope, int maxRequestBytes, int maxResponseBytes, Set<String> replayHeaders,
                                   Duration unavailableRetryAfter, Duration conflictRetryAfterMax,
@@ -80,9 +83,16 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Stri
     public static final String MEMORY_MAX_RECORDS = "idempotency.memory.max-records";
     public static final String REPLAY_CACHE_BYTES = "idempotency.replay-cache-bytes";
     public static final String RATE_LIMIT_PER_KEY = "idempotency.rate-limit.per-key";
+    public static final String JDBC_DATASOURCE = "idempotency.jdbc.datasource";
+    public static final String JDBC_TABLE = "idempotency.jdbc.table";
+    public static final String JDBC_CREATE_TABLE = "idempotency.jdbc.create-table";
+    public static final String JDBC_TIMEOUT = "idempotency.jdbc.timeout-seconds";
 
-    /** Where records live: Redis, this JVM's memory, or the application's own {@code IdempotencyStore} CDI bean. */
-    public enum StoreKind { REDIS, MEMORY, CUSTOM }
+    /**
+     * Where records live: Redis, a table in the application's database, this JVM's memory, or the
+     * application's own {@code IdempotencyStore} CDI bean.
+     */
+    public enum StoreKind { REDIS, JDBC, MEMORY, CUSTOM }
 
     /** The headers that describe the entity and are always recorded. */
     public static final List<String> ENTITY_HEADERS =
@@ -117,6 +127,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Stri
     public static IdempotencySettings from(ConfigLookup config) {
         StoreKind store = config.get(STORE).map(v -> Values.choice(STORE, v, StoreKind.class)).orElse(StoreKind.REDIS);
         RedisStoreOptions redis = store == StoreKind.REDIS ? redis(config) : null;
+        JdbcStoreOptions jdbc = store == StoreKind.JDBC ? jdbc(config) : null;
         String header = config.get(HEADER).map(String::trim).orElse("Idempotency-Key");
         requireToken(HEADER, header);
         String replayedHeader = config.get(REPLAYED_HEADER).map(String::trim).orElse("Idempotent-Replayed");
@@ -133,7 +144,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Stri
             }
             replayHeaders.add(name);
         }
-        return new IdempotencySettings(store, redis,
+        return new IdempotencySettings(store, redis, jdbc,
                 config.get(KEY_PREFIX).orElse("idempotency:"),
                 header, replayedHeader,
                 integer(config, MAX_KEY_LENGTH, 255, 1, 1024),
@@ -187,6 +198,22 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Stri
             }
         }
         return false;
+    }
+
+    private static final Pattern TABLE_NAME =
+            Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}");
+
+    private static JdbcStoreOptions jdbc(ConfigLookup config) {
+        String dataSource = config.get(JDBC_DATASOURCE).map(String::trim).orElseThrow(() ->
+                new ConfigurationException(JDBC_DATASOURCE, "is required with " + STORE + "=jdbc: the JNDI name of the"
+                        + " application's DataSource, such as jdbc/orders"));
+        String table = config.get(JDBC_TABLE).map(String::trim).orElse("idempotency_keys");
+        if (!TABLE_NAME.matcher(table).matches()) {
+            throw new ConfigurationException(JDBC_TABLE, "must be a table name ([schema.]name, letters, digits and _),"
+                    + " not '" + table + "'");
+        }
+        boolean createTable = config.get(JDBC_CREATE_TABLE).map(v -> Values.bool(JDBC_CREATE_TABLE, v)).orElse(true);
+        return new JdbcStoreOptions(dataSource, table, createTable, integer(config, JDBC_TIMEOUT, 2, 1, 600));
     }
 
     private static RedisStoreOptions redis(ConfigLookup config) {
@@ -267,6 +294,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Stri
     @Override
     public String toString() {
         return "IdempotencySettings[store=" + store + (redis != null ? ", redis=" + redis.description() : "")
+                + (jdbc != null ? ", jdbc=" + jdbc.dataSource() + "/" + jdbc.table() : "")
                 + ", keyPrefix=" + keyPrefix + ", header=" + header + ", failOpen=" + failOpen + ", methods=" + methods
                 + ", scope=" + scope + (rateLimitPerKey == null ? "" : ", rateLimit=" + rateLimitPerKey) + "]";
     }

@@ -1,6 +1,7 @@
 package io.idemkey.config;
 
 import io.idemkey.spi.RateLimit;
+import io.idemkey.store.jdbc.JdbcStoreOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -32,6 +33,24 @@ class IdempotencySettingsTest {
         assertEquals(property, e.property());
         assertTrue(e.getMessage().contains(property), e.getMessage());
         return e.getMessage();
+    }
+
+    @Test
+    void jdbcStoreNeedsADataSourceAndATableNameThatIsAnIdentifier() {
+        IdempotencySettings settings = settings("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/orders");
+        assertEquals(IdempotencySettings.StoreKind.JDBC, settings.store());
+        assertEquals(new JdbcStoreOptions("jdbc/orders", "idempotency_keys", true, 2), settings.jdbc());
+        assertNull(settings.redis(), "no Redis settings are read for another store");
+        assertEquals(new JdbcStoreOptions("jdbc/orders", "billing.keys", false, 5), settings("idempotency.store", "JDBC",
+                "idempotency.jdbc.datasource", "jdbc/orders", "idempotency.jdbc.table", "billing.keys",
+                "idempotency.jdbc.create-table", "false", "idempotency.jdbc.timeout-seconds", "5").jdbc());
+        assertTrue(refused("idempotency.jdbc.datasource", "idempotency.store", "jdbc").contains("jdbc/orders"));
+        for (String bad : new String[]{"keys; DROP TABLE users", "a.b.c", "1keys", "\"keys\""}) {
+            refused("idempotency.jdbc.table", "idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/x",
+                    "idempotency.jdbc.table", bad);
+        }
+        refused("idempotency.jdbc.timeout-seconds", "idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/x",
+                "idempotency.jdbc.timeout-seconds", "0");
     }
 
     @Test

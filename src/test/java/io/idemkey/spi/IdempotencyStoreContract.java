@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The behaviour every {@link IdempotencyStore} owes the engine: atomic acquire, fencing on the owner
@@ -58,6 +59,32 @@ public abstract class IdempotencyStoreContract {
     /** How many fresh keys the acquire race runs on. */
     protected int raceIterations() {
         return 1_000;
+    }
+
+    /**
+     * {@link #awaitExpiry} for a store that expires records by real time: polls until
+     * {@code expired} holds (5 s past the TTL at the most), and asserts it did not happen before the
+     * TTL, less {@code earlyMillis} of clock granularity.
+     */
+    protected static void awaitExpiryInRealTime(long writtenAtNanos, Duration ttl, BooleanSupplier expired,
+                                                long earlyMillis) {
+        long deadline = System.nanoTime() + ttl.toNanos() + TimeUnit.SECONDS.toNanos(5);
+        while (!expired.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("still there " + ttl + " plus 5 s after it was written");
+            }
+            sleep(5);
+        }
+        long livedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - writtenAtNanos);
+        assertTrue(livedMillis >= ttl.toMillis() - earlyMillis, "expired after " + livedMillis + " ms, before its TTL of " + ttl);
+    }
+
+    protected static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @BeforeEach
@@ -295,6 +322,7 @@ public abstract class IdempotencyStoreContract {
 
     @Test
     void rateLimitRefusesRequestsBeyondThePermitsWhateverTheRecordsStateAndChangesNothing() {
+        assumeTrue(store.countsRequests(), "this store does not count requests");
         RateLimit limit = new RateLimit(3, Duration.ofSeconds(60));
         String key = key("rate-limited");
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK, limit));
@@ -313,6 +341,7 @@ public abstract class IdempotencyStoreContract {
 
     @Test
     void rateLimitCountsEachKeySeparately() {
+        assumeTrue(store.countsRequests(), "this store does not count requests");
         RateLimit limit = new RateLimit(1, Duration.ofSeconds(60));
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("limited-a"), FINGERPRINT, "a", LONG_LOCK, limit));
         assertInstanceOf(AcquireResult.RateLimited.class, store.acquire(key("limited-a"), FINGERPRINT, "a2", LONG_LOCK, limit));
@@ -321,6 +350,7 @@ public abstract class IdempotencyStoreContract {
 
     @Test
     void rateLimitWindowEndsAndTheCountStartsAgain() {
+        assumeTrue(store.countsRequests(), "this store does not count requests");
         RateLimit limit = new RateLimit(1, Duration.ofSeconds(1));
         String key = key("limited-window");
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK, limit));

@@ -6,7 +6,6 @@ import redis.clients.jedis.exceptions.JedisDataException;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +39,7 @@ public final class RedisServer implements AutoCloseable {
 
     /** Starts a new server on a free port, with persistence off. */
     public static RedisServer start(String... extraArguments) {
-        RedisServer server = new RedisServer(freePort(), List.of(extraArguments));
+        RedisServer server = new RedisServer(FreePort.next(), List.of(extraArguments));
         server.startProcess();
         Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
         return server;
@@ -148,15 +147,6 @@ public final class RedisServer implements AutoCloseable {
             Thread.sleep(20);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

@@ -1,0 +1,19 @@
+package io.idemkey.store.jdbc;
+
+import java.util.Objects;
+
+/**
+ * How to reach the JDBC store: {@code idempotency.jdbc.*}, validated once at deployment.
+ *
+ * @param dataSource     the JNDI name of the container-managed DataSource ({@code jdbc/orders})
+ * @param table          the table's name, an SQL identifier, optionally schema-qualified
+ * @param createTable    whether to create the table and its index at deployment when missing
+ * @param timeoutSeconds the longest one statement may take, lock waits included
+ */
+public record JdbcStoreOptions(String dataSource, String table, boolean createTable, int timeoutSeconds) {
+
+    public JdbcStoreOptions {
+        Objects.requireNonNull(dataSource, "dataSource");
+        Objects.requireNonNull(table, "table");
+    }
+}

@@ -1,0 +1,117 @@
+package io.idemkey.testing;
+
+import org.postgresql.ds.PGSimpleDataSource;
+
+import javax.sql.DataSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A private PostgreSQL cluster for a test, on a free port, so that the test can stop it to simulate
+ * an outage: {@code initdb} into a temporary directory, then {@code pg_ctl start}. PostgreSQL refuses
+ * to run as root, so as root both run as the {@code postgres} user. Trust authentication on
+ * 127.0.0.1; the database is {@code postgres}, the user {@code postgres}.
+ */
+public final class PostgresServer implements AutoCloseable {
+
+    private static final boolean ROOT = "root".equals(System.getProperty("user.name"));
+
+    private final int port;
+    private final Path directory;
+    private final Path data;
+
+    private PostgresServer(int port) {
+        this.port = port;
+        try {
+            this.directory = Files.createTempDirectory("idemkey-postgres-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        this.data = directory.resolve("data");
+    }
+
+    /** Creates and starts a new cluster on a free port (under a second here). */
+    public static PostgresServer start() {
+        PostgresServer server = new PostgresServer(FreePort.next());
+        if (ROOT) {
+            server.run("chown", "postgres:postgres", server.directory.toString());
+        }
+        server.runAsPostgres("initdb", "-D", server.data.toString(), "-U", "postgres", "-A", "trust", "-E", "UTF8",
+                "--no-sync");
+        server.startProcess();
+        Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
+        return server;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String jdbcUrl() {
+        return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+    }
+
+    /** A plain (unpooled) data source on the cluster; the password is ignored by trust authentication. */
+    public DataSource dataSource() {
+        PGSimpleDataSource dataSource = new PGSimpleDataSource();
+        dataSource.setUrl(jdbcUrl());
+        dataSource.setUser("postgres");
+        dataSource.setPassword("unused");
+        dataSource.setConnectTimeout(2);
+        dataSource.setSocketTimeout(5);
+        return dataSource;
+    }
+
+    /** Stops the cluster at once (as an outage would: connections drop); its data stays. */
+    public synchronized void stop() {
+        if (Files.exists(data.resolve("postmaster.pid"))) {
+            runAsPostgres("pg_ctl", "-D", data.toString(), "-m", "immediate", "-w", "stop");
+        }
+    }
+
+    /** Starts the stopped cluster again on the same port, with its data. */
+    public synchronized void restart() {
+        stop();
+        startProcess();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private void startProcess() {
+        runAsPostgres("pg_ctl", "-D", data.toString(), "-l", directory.resolve("postgres.log").toString(),
+                "-o", "-p " + port + " -k " + directory + " -c listen_addresses=127.0.0.1 -c fsync=off"
+                        + " -c synchronous_commit=off -c full_page_writes=off",
+                "-w", "start");
+    }
+
+    private void runAsPostgres(String... command) {
+        List<String> line = new ArrayList<>();
+        if (ROOT) {
+            line.addAll(List.of("runuser", "-u", "postgres", "--"));
+        }
+        line.addAll(List.of(command));
+        run(line.toArray(String[]::new));
+    }
+
+    private void run(String... command) {
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("commands.log").toFile())).start();
+            if (process.waitFor() != 0) {
+                throw new IllegalStateException(String.join(" ", command) + " failed; see " + directory.resolve("commands.log"));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + command[0] + " (is PostgreSQL installed?)", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
