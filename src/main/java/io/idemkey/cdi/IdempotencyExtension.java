@@ -180,9 +180,10 @@ public class IdempotencyExtension implements Extension {
 
     /**
      * Why an annotation on this method cannot be honoured, if it cannot: JAX-RS never serves it as a
-     * resource method, so no request to it would ever be guarded.
+     * resource method, so no request to it would ever be guarded. The one statement of these rules,
+     * for the deployment check here and for {@code MisplacedLocatorFilter}.
      */
-    private static Optional<String> misplaced(Class<?> type, Method method) {
+    public static Optional<String> misplaced(Class<?> type, Method method) {
         if (PolicyResolver.methodAnnotation(type, method).isEmpty() || method.isSynthetic() || method.isBridge()) {
             return Optional.empty();
         }

@@ -1,6 +1,7 @@
 package io.idemkey.config;
 
 import io.idemkey.spi.RateLimit;
+import io.idemkey.store.jdbc.JdbcIdempotencyStore;
 import io.idemkey.store.jdbc.JdbcStoreOptions;
 import io.idemkey.store.redis.RedisStoreOptions;
 
@@ -200,15 +201,12 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
         return false;
     }
 
-    private static final Pattern TABLE_NAME =
-            Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}");
-
     private static JdbcStoreOptions jdbc(ConfigLookup config) {
         String dataSource = config.get(JDBC_DATASOURCE).map(String::trim).orElseThrow(() ->
                 new ConfigurationException(JDBC_DATASOURCE, "is required with " + STORE + "=jdbc: the JNDI name of the"
                         + " application's DataSource, such as jdbc/orders"));
         String table = config.get(JDBC_TABLE).map(String::trim).orElse("idempotency_keys");
-        if (!TABLE_NAME.matcher(table).matches()) {
+        if (!JdbcIdempotencyStore.isTableName(table)) {
             throw new ConfigurationException(JDBC_TABLE, "must be a table name ([schema.]name, letters, digits and _),"
                     + " not '" + table + "'");
         }

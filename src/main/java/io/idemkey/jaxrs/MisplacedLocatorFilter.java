@@ -1,6 +1,6 @@
 package io.idemkey.jaxrs;
 
-import io.idemkey.config.PolicyResolver;
+import io.idemkey.cdi.IdempotencyExtension;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Priorities;
@@ -46,14 +46,15 @@ public class MisplacedLocatorFilter implements ContainerRequestFilter {
         }
     }
 
+    /** The first locator of the class whose annotation cannot be honoured, as the deployment check words it. */
     private static Optional<String> annotatedLocator(Class<?> type) {
         for (Method method : type.getMethods()) {
-            if (method.isAnnotationPresent(Path.class) && ResourceMethods.httpMethod(type, method).isEmpty()
-                    && PolicyResolver.methodAnnotation(type, method).isPresent()) {
-                return Optional.of("Invalid Idemkey placement: @IdempotencyKey on " + type.getName() + "."
-                        + method.getName() + "(), which is a sub-resource locator: the methods of the resource it"
-                        + " returns are not guarded by it. Put the annotation on the sub-resource's methods (or its"
-                        + " class). Requests through it are refused, never run unguarded.");
+            if (method.isAnnotationPresent(Path.class)) {
+                Optional<String> problem = IdempotencyExtension.misplaced(type, method);
+                if (problem.isPresent()) {
+                    return Optional.of("Invalid Idemkey placement: " + problem.get()
+                            + " Requests through it are refused, never run unguarded.");
+                }
             }
         }
         return Optional.empty();

@@ -17,7 +17,6 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
 import java.math.BigDecimal;
-import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -142,14 +141,14 @@ public class IdempotencyOASFilter implements OASFilter {
                             .maxLength(settings.maxKeyLength() + 2))
                     .example("\"8e03978e-40d5-43e8-bc93-6894a57f9324\""));
         }
-        Map<String, Object> policy = new LinkedHashMap<>();
+        Map<String, Object> policy = new LinkedHashMap<>(); // durations in ISO-8601: PT24H
         policy.put("header", settings.header());
         policy.put("required", endpoint.policy().required());
-        policy.put("replay-window", duration(endpoint.policy().ttl()));
-        policy.put("lock-ttl", duration(endpoint.policy().lockTtl()));
+        policy.put("replay-window", endpoint.policy().ttl().toString());
+        policy.put("lock-ttl", endpoint.policy().lockTtl().toString());
         policy.put("replayed-header", settings.replayedHeader());
         settings.rateLimit().ifPresent(limit -> policy.put("rate-limit-per-key",
-                Map.of("requests", limit.permits(), "window", duration(limit.window()))));
+                Map.of("requests", limit.permits(), "window", limit.window().toString())));
         operation.addExtension(EXTENSION, policy);
 
         APIResponses responses = operation.getResponses();
@@ -215,8 +214,4 @@ public class IdempotencyOASFilter implements OASFilter {
                 .addProperty("detail", OASFactory.createSchema().type(Schema.SchemaType.STRING)));
     }
 
-    /** ISO-8601, as {@code PT24H}. */
-    private static String duration(Duration duration) {
-        return duration.toString();
-    }
 }

@@ -48,9 +48,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * @param timeoutSeconds the longest a statement may take, waits on other transactions' locks included
      */
     public JdbcIdempotencyStore(DataSource dataSource, String table, int timeoutSeconds) {
-        if (!TABLE.matcher(table).matches()) {
-            throw new IllegalArgumentException("not a table name: " + table);
-        }
+        requireTableName(table);
         if (timeoutSeconds < 1) {
             throw new IllegalArgumentException("the statement timeout must be at least 1 s: " + timeoutSeconds);
         }
@@ -94,9 +92,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /** The table and its expiry index, as {@code idempotency.jdbc.create-table} creates them (README has it too). */
     public static String ddl(String table) {
-        if (!TABLE.matcher(table).matches()) {
-            throw new IllegalArgumentException("not a table name: " + table);
-        }
+        requireTableName(table);
         String index = table.substring(table.indexOf('.') + 1) + "_expires_at";
         return """
                 CREATE TABLE IF NOT EXISTS %1$s (
@@ -111,6 +107,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 """.formatted(table, index);
     }
 
+    /** Whether this is a table name the store accepts: an SQL identifier, optionally schema-qualified. */
+    public static boolean isTableName(String table) {
+        return TABLE.matcher(table).matches();
+    }
+
+    private static void requireTableName(String table) {
+        if (!isTableName(table)) {
+            throw new IllegalArgumentException("not a table name: " + table);
+        }
+    }
+
     /** Creates the table and its index if they are missing. */
     public void createTable() {
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
@@ -123,28 +130,20 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
-        for (int attempt = 1; ; attempt++) {
-            try (Connection connection = dataSource.getConnection();
-                 PreparedStatement statement = connection.prepareStatement(acquire)) {
-                statement.setQueryTimeout(timeoutSeconds);
+        for (int attempt = 1; attempt <= 2; attempt++) {
+            AcquireResult result = query(acquire, "acquire", statement -> {
                 statement.setString(1, recordKey);
                 statement.setBytes(2, fingerprint);
                 statement.setString(3, ownerToken);
                 statement.setLong(4, millis(lockTtl));
                 statement.setString(5, recordKey);
-                try (ResultSet row = statement.executeQuery()) {
-                    if (row.next()) {
-                        return acquired(row, fingerprint);
-                    }
-                }
-            } catch (SQLException e) {
-                throw failure("acquire", e);
-            }
-            if (attempt == 2) {
-                throw new IllegalStateException("acquire saw neither a row to take nor one to report, twice: " + recordKey);
+            }, row -> row.next() ? acquired(row, fingerprint) : null);
+            if (result != null) {
+                return result;
             }
             // Another request inserted the key while this statement ran: its snapshot could not see the row.
         }
+        throw new IllegalStateException("acquire saw neither a row to take nor one to report, twice: " + recordKey);
     }
 
     private static AcquireResult acquired(ResultSet row, byte[] fingerprint) throws SQLException {
@@ -170,19 +169,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean release(String recordKey, String ownerToken) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement statement = connection.prepareStatement(release)) {
-            statement.setQueryTimeout(timeoutSeconds);
+        return query(release, "release", statement -> {
             statement.setString(1, recordKey);
             statement.setString(2, ownerToken);
             statement.setString(3, recordKey);
-            try (ResultSet row = statement.executeQuery()) {
-                row.next();
-                return row.getBoolean(1);
-            }
-        } catch (SQLException e) {
-            throw failure("release", e);
-        }
+        }, row -> row.next() && row.getBoolean(1));
     }
 
     @Override
@@ -216,6 +207,24 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @FunctionalInterface
     private interface Parameters {
         void set(PreparedStatement statement) throws SQLException;
+    }
+
+    @FunctionalInterface
+    private interface Rows<T> {
+        T read(ResultSet rows) throws SQLException;
+    }
+
+    /** One statement on a borrowed connection, with the timeout; SQL errors classified by {@link #failure}. */
+    private <T> T query(String sql, String operation, Parameters parameters, Rows<T> rows) {
+        try (Connection connection = dataSource.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setQueryTimeout(timeoutSeconds);
+            parameters.set(statement);
+            try (ResultSet result = statement.executeQuery()) {
+                return rows.read(result);
+            }
+        } catch (SQLException e) {
+            throw failure(operation, e);
+        }
     }
 
     private boolean update(String sql, String operation, Parameters parameters) {
