@@ -1,9 +1,12 @@
 package io.idemkey.cdi;
 
 import io.idemkey.core.Execution;
+import io.idemkey.core.StoredResponse;
 import jakarta.ws.rs.ext.Providers;
 
 import java.lang.reflect.Method;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * A request that holds an idempotency key, as the request filter hands it to the response filter
@@ -19,6 +22,7 @@ public final class GuardedRequest {
     private final Execution execution;
     private final Method resourceMethod;
     private final Providers providers;
+    private final Function<Object, Optional<StoredResponse>> renderer;
     private volatile boolean asynchronous;
     private boolean asynchronousAnswerEnded;
 
@@ -26,11 +30,20 @@ public final class GuardedRequest {
      * @param execution      the execution holding the key
      * @param resourceMethod the guarded resource method: only its invocation starts the execution
      * @param providers      the application's JAX-RS providers, to tell mapped exceptions from unmapped ones
+     * @param renderer       the response JAX-RS will write for a result of the method, if it can tell
+     *                       ahead (to record it inside the method's transaction)
      */
-    public GuardedRequest(Execution execution, Method resourceMethod, Providers providers) {
+    public GuardedRequest(Execution execution, Method resourceMethod, Providers providers,
+                          Function<Object, Optional<StoredResponse>> renderer) {
         this.execution = execution;
         this.resourceMethod = resourceMethod;
         this.providers = providers;
+        this.renderer = renderer;
+    }
+
+    /** The response JAX-RS will write for this result of the method, or empty if it cannot be told ahead. */
+    public Optional<StoredResponse> render(Object result) {
+        return renderer.apply(result);
     }
 
     public Execution execution() {

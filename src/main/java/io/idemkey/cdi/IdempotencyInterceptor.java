@@ -2,6 +2,11 @@ package io.idemkey.cdi;
 
 import io.idemkey.IdempotencyKey;
 import io.idemkey.core.Execution;
+import io.idemkey.core.StoredResponse;
+import io.idemkey.jaxrs.Problems;
+import io.idemkey.jaxrs.ResultRenderer;
+import io.idemkey.spi.StoreUnavailableException;
+import io.idemkey.spi.TransactionalCompletion;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -15,6 +20,7 @@ import jakarta.ws.rs.ext.Providers;
 
 import java.lang.reflect.Method;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
@@ -34,11 +40,16 @@ import java.util.concurrent.CompletionStage;
 @Priority(Interceptor.Priority.PLATFORM_AFTER + 900)
 public class IdempotencyInterceptor {
 
+    private static final Problems PROBLEMS = new Problems();
+
     @Inject
     CurrentRequest currentRequest;
 
+    @Inject
+    IdempotencyRuntime runtime;
+
     @AroundInvoke
-    public Object markStarted(InvocationContext invocation) throws Exception {
+    public Object guardMethod(InvocationContext invocation) throws Exception {
         GuardedRequest guarded = currentRequest.awaiting();
         if (guarded == null || guarded.execution().started() || !guarded.execution().isRunning()
                 || !isResourceMethod(invocation.getMethod(), guarded)) {
@@ -55,7 +66,11 @@ public class IdempotencyInterceptor {
             try {
                 result = invocation.proceed();
             } catch (Exception | Error e) {
-                releaseIfUnmapped(execution, e, providers);
+                try {
+                    releaseIfUnmapped(execution, e, providers);
+                } catch (RuntimeException releaseFailed) {
+                    e.addSuppressed(releaseFailed);
+                }
                 throw e;
             }
             if (result instanceof CompletionStage<?> stage) {
@@ -64,11 +79,57 @@ public class IdempotencyInterceptor {
                     releaseIfUnmapped(execution, failure, providers);
                     guarded.asynchronousAnswerEnded();
                 });
+            } else if (!guarded.asynchronous()) {
+                recordInTransaction(guarded, result);
             }
             return result;
         } finally {
             execution.workEnded();
             currentRequest.methodEnded(outer);
+        }
+    }
+
+    /**
+     * Where the method ran in a JTA transaction and the store can join it (the JDBC store on the
+     * application's DataSource), records the response right now, inside that transaction: the record
+     * commits with the method's effects or not at all, so a crash after the commit cannot let a retry
+     * run again. If the key's lease was lost meanwhile (the record expired, perhaps taken over by
+     * another request), the transaction is rolled back and the client gets 409; if the store cannot
+     * be reached, 503. Whatever is recorded, and when: an outcome whose transaction rolls back is
+     * never recorded as it was answered (its effects are gone), and its key is released.
+     */
+    private void recordInTransaction(GuardedRequest guarded, Object result) {
+        Transactions transactions = runtime.transactions();
+        if (!runtime.store().joinsTransactions() || !transactions.present()) {
+            return;
+        }
+        Execution execution = guarded.execution();
+        if (!transactions.active()) {
+            execution.markRetryable(); // marked rollback-only: it will roll back, whatever the method answered
+            return;
+        }
+        transactions.afterCompletion(execution::transactionEnded); // registered before anything is written
+        if (!execution.recordable(ResultRenderer.status(result))) {
+            return;
+        }
+        Optional<StoredResponse> response = guarded.render(result);
+        if (response.isEmpty()) {
+            return;
+        }
+        TransactionalCompletion outcome;
+        try {
+            outcome = execution.completeInTransaction(response.get());
+        } catch (StoreUnavailableException e) {
+            transactions.setRollbackOnly();
+            throw new WebApplicationException(e, PROBLEMS.problem(Problems.Type.STORE_UNAVAILABLE, "The request's"
+                    + " outcome could not be recorded with its effects, so they were undone. Retry with the same key.",
+                    runtime.settings().unavailableRetryAfter()));
+        }
+        if (outcome == TransactionalCompletion.LOST) {
+            transactions.setRollbackOnly();
+            throw new WebApplicationException(PROBLEMS.problem(Problems.Type.KEY_TAKEN_OVER, "This request outlived"
+                    + " its key's lease, so its effects were undone: another request with the same key may have run"
+                    + " meanwhile. Retry with the same key to receive the outcome."));
         }
     }
 
@@ -79,11 +140,18 @@ public class IdempotencyInterceptor {
                 && Arrays.equals(invoked.getParameterTypes(), resourceMethod.getParameterTypes()));
     }
 
-    /** No response filter runs after an unmapped exception: release now, before the error goes out. */
-    private static void releaseIfUnmapped(Execution execution, Throwable failure, Providers providers) {
+    /**
+     * No response filter runs after an unmapped exception: release now, before the error goes out,
+     * and outside the method's transaction if one is active (a release written in a transaction that
+     * is about to roll back would be undone).
+     */
+    private void releaseIfUnmapped(Execution execution, Throwable failure, Providers providers) {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         if (cause != null && execution.isRunning() && !mapped(cause, providers)) {
-            execution.release("the method failed with " + cause.getClass().getName() + ", which no ExceptionMapper handles");
+            runtime.transactions().outside(() -> {
+                execution.release("the method failed with " + cause.getClass().getName() + ", which no ExceptionMapper handles");
+                return true;
+            });
         }
     }
 
@@ -108,7 +176,7 @@ public class IdempotencyInterceptor {
      * Hands the method an {@link AsyncResponse} that releases the key before an unmapped failure
      * goes out; the completion callback catches whatever still slips through (after the fact).
      */
-    private static void guardAsyncResponse(InvocationContext invocation, GuardedRequest guarded, Providers providers) {
+    private void guardAsyncResponse(InvocationContext invocation, GuardedRequest guarded, Providers providers) {
         Execution execution = guarded.execution();
         Object[] parameters = invocation.getParameters();
         for (int i = 0; i < parameters.length; i++) {

@@ -14,6 +14,8 @@ import io.idemkey.core.RequestTracer;
 import io.idemkey.core.TimedStore;
 import io.idemkey.jaxrs.ResourceMethods;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.StoreUnavailableException;
+import io.idemkey.store.jdbc.ExpiredRowsCleanup;
 import io.idemkey.store.jdbc.JdbcIdempotencyStore;
 import io.idemkey.store.jdbc.JdbcStoreOptions;
 import io.idemkey.store.memory.InMemoryIdempotencyStore;
@@ -77,6 +79,7 @@ public class IdempotencyRuntime {
     private RequestTracer tracer;
     private ScheduledExecutorService privateScheduler;
     private ExecutorScheduler scheduler;
+    private Transactions transactions = Transactions.NONE;
     private final Map<ResourceMethod, IdempotencyPolicy> resolved = new ConcurrentHashMap<>();
 
     /** Policies depend on the resource class too (annotation, configuration keys): an inherited method is shared. */
@@ -106,6 +109,13 @@ public class IdempotencyRuntime {
                 .replayCacheBytes(settings.replayCacheBytes())
                 .rateLimit(settings.rateLimit().orElse(null))
                 .build();
+        if (store instanceof JdbcIdempotencyStore table && !settings.jdbc().cleanupInterval().isZero()) {
+            scheduler.everyInterval(settings.jdbc().cleanupInterval(),
+                    new ExpiredRowsCleanup(table, settings.jdbc().cleanupBatchSize(), engine.metrics()));
+        }
+        if (store.joinsTransactions()) {
+            transactions = jta();
+        }
         fingerprint = new Fingerprint();
         LOG.info(() -> "Idemkey started: " + settings);
     }
@@ -164,6 +174,22 @@ public class IdempotencyRuntime {
     /** Where decisions are traced (the current span), or {@link RequestTracer#NONE}. */
     public RequestTracer tracer() {
         return tracer;
+    }
+
+    /** The JTA transactions of the server, where the store can join them; else {@link Transactions#NONE}. */
+    Transactions transactions() {
+        return transactions;
+    }
+
+    /** A server without JTA may not even have its API: the class that uses it must not be loaded then. */
+    private static Transactions jta() {
+        try {
+            return JtaTransactions.lookup();
+        } catch (LinkageError noJtaApi) {
+            LOG.info(() -> "Idemkey: no JTA API here (" + noJtaApi + "): responses are recorded after the method's"
+                    + " effects, never together with them");
+            return Transactions.NONE;
+        }
     }
 
     public IdempotencyStore store() {
@@ -250,7 +276,13 @@ public class IdempotencyRuntime {
         }
         JdbcIdempotencyStore store = new JdbcIdempotencyStore(dataSource, options.table(), options.timeoutSeconds());
         if (options.createTable()) {
-            store.createTable();
+            try {
+                store.createTable();
+            } catch (StoreUnavailableException e) {
+                // as with Redis, a database that is away at start-up is an outage (503), not a broken deployment
+                LOG.warning("Idemkey could not create the table " + options.table() + " now (it will once the database"
+                        + " answers): " + e.getMessage());
+            }
         }
         LOG.info(() -> "Idemkey keeps its records in the table " + options.table() + " of " + options.dataSource());
         return store;

@@ -88,6 +88,8 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
     public static final String JDBC_TABLE = "idempotency.jdbc.table";
     public static final String JDBC_CREATE_TABLE = "idempotency.jdbc.create-table";
     public static final String JDBC_TIMEOUT = "idempotency.jdbc.timeout-seconds";
+    public static final String JDBC_CLEANUP_INTERVAL = "idempotency.jdbc.cleanup-interval-seconds";
+    public static final String JDBC_CLEANUP_BATCH = "idempotency.jdbc.cleanup-batch-size";
 
     /**
      * Where records live: Redis, a table in the application's database, this JVM's memory, or the
@@ -211,7 +213,9 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
                     + " not '" + table + "'");
         }
         boolean createTable = config.get(JDBC_CREATE_TABLE).map(v -> Values.bool(JDBC_CREATE_TABLE, v)).orElse(true);
-        return new JdbcStoreOptions(dataSource, table, createTable, integer(config, JDBC_TIMEOUT, 2, 1, 600));
+        return new JdbcStoreOptions(dataSource, table, createTable, integer(config, JDBC_TIMEOUT, 2, 1, 600),
+                Duration.ofSeconds(integer(config, JDBC_CLEANUP_INTERVAL, 300, 0, 86_400)),
+                integer(config, JDBC_CLEANUP_BATCH, 1000, 1, 100_000));
     }
 
     private static RedisStoreOptions redis(ConfigLookup config) {

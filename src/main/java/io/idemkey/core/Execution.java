@@ -2,6 +2,7 @@ package io.idemkey.core;
 
 import io.idemkey.core.IdempotencyMetrics.Event;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.TransactionalCompletion;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -24,13 +25,16 @@ import java.util.logging.Logger;
  *
  * <p>State machine: {@code RUNNING → FINISHING → COMPLETED | RELEASED}, and {@code RUNNING |
  * FINISHING → LOST} when the store says another owner holds the key or the lease ran out. Nothing
- * leaves a final state.
+ * leaves a final state. A response recorded in the method's transaction
+ * ({@link #completeInTransaction}) goes {@code RUNNING → COMMITTING}, then {@code COMPLETED} when the
+ * transaction commits, or back to {@code RUNNING}, marked retryable, when it rolls back (the key is
+ * then released as for any outcome that is not recorded).
  */
 public final class Execution {
 
     private static final Logger LOG = Logger.getLogger(Execution.class.getName());
 
-    private enum State { RUNNING, FINISHING, COMPLETED, RELEASED, LOST }
+    private enum State { RUNNING, COMMITTING, FINISHING, COMPLETED, RELEASED, LOST }
 
     private final IdempotencyStore store;
     private final Scheduler scheduler;
@@ -51,6 +55,8 @@ public final class Execution {
     /** The method runs, answers asynchronously, or its entity is being written: the lease is renewed (as before it started). */
     private final AtomicInteger workUnderWay = new AtomicInteger();
     private volatile boolean retryable;
+    /** The response written in a transaction that has not ended yet (for the replay cache). */
+    private volatile StoredResponse pendingReplay;
     private volatile Instant nextRenewalAt;
     private final IdempotencyEngine engine;
 
@@ -150,14 +156,9 @@ public final class Execution {
     public void complete(StoredResponse response) {
         byte[] encoded;
         try {
-            encoded = StoredResponseCodec.encode(response);
+            encoded = encode(response);
         } catch (IllegalArgumentException e) {
-            releaseUnrecorded("the response cannot be recorded: " + e.getMessage());
-            return;
-        }
-        if (encoded.length > maxStoredResponseBytes) {
-            releaseUnrecorded("the response takes " + encoded.length + " bytes stored, more than the "
-                    + maxStoredResponseBytes + " allowed (idempotency.max-response-bytes)");
+            releaseUnrecorded(e.getMessage());
             return;
         }
         if (begin("complete")) {
@@ -169,6 +170,96 @@ public final class Execution {
                 }
                 return completed;
             });
+        }
+    }
+
+    /** The stored form of a response, or an exception saying why it cannot be recorded. */
+    private byte[] encode(StoredResponse response) {
+        byte[] encoded;
+        try {
+            encoded = StoredResponseCodec.encode(response);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("the response cannot be recorded: " + e.getMessage(), e);
+        }
+        if (encoded.length > maxStoredResponseBytes) {
+            throw new IllegalArgumentException("the response takes " + encoded.length + " bytes stored, more than the "
+                    + maxStoredResponseBytes + " allowed (idempotency.max-response-bytes)");
+        }
+        return encoded;
+    }
+
+    /**
+     * Records the response inside the JTA transaction the method ran in, if the store can join it
+     * ({@link IdempotencyStore#completeInTransaction}): the record then commits or rolls back with the
+     * method's effects. Call {@link #transactionEnded} once the transaction has ended.
+     *
+     * @return {@link TransactionalCompletion#JOINED} if the record is written in the transaction;
+     *         {@link TransactionalCompletion#LOST} if the lease is lost (the transaction must roll back);
+     *         {@link TransactionalCompletion#NOT_JOINED} if nothing happened: record it as usual later
+     * @throws io.idemkey.spi.StoreUnavailableException if the store could not be reached (the
+     *         transaction cannot commit its record: it must roll back, and the key is released)
+     */
+    public TransactionalCompletion completeInTransaction(StoredResponse response) {
+        State now = state.get();
+        if (now != State.RUNNING && now != State.LOST) {
+            return TransactionalCompletion.NOT_JOINED;
+        }
+        byte[] encoded;
+        try {
+            encoded = encode(response);
+        } catch (IllegalArgumentException notRecordable) {
+            return TransactionalCompletion.NOT_JOINED; // the usual way releases it, saying why
+        }
+        TransactionalCompletion outcome;
+        try {
+            outcome = store.completeInTransaction(recordKey, ownerToken, encoded, policy.ttl());
+        } catch (RuntimeException e) {
+            metrics.count(Event.STORE_ERROR, endpoint);
+            markRetryable();
+            throw e;
+        }
+        switch (outcome) {
+            case JOINED -> {
+                if (state.compareAndSet(State.RUNNING, State.COMMITTING)) {
+                    stopRenewing();
+                    pendingReplay = response;
+                } else {
+                    // lost meanwhile, as the store saw it a moment ago: not ours any more after all
+                    return TransactionalCompletion.LOST;
+                }
+            }
+            case LOST -> {
+                if (state.compareAndSet(State.RUNNING, State.LOST)) {
+                    stopRenewing();
+                    metrics.count(Event.LOST_LEASE, endpoint);
+                    metrics.count(Event.NOT_RECORDED, endpoint);
+                    log(Level.WARNING, "lost-lease", "operation=complete-in-transaction"
+                            + " reason=\"the record expired or another request owns it; the transaction rolls back\"");
+                }
+            }
+            case NOT_JOINED -> {
+            }
+        }
+        return outcome;
+    }
+
+    /**
+     * The transaction the method ran in has ended. If {@link #completeInTransaction} wrote the record
+     * in it: committed, the execution is completed; rolled back, the record is in progress again.
+     * Whenever it rolled back, the outcome is not recorded (its effects are gone): the key is
+     * released by whoever ends the request.
+     */
+    public void transactionEnded(boolean committed) {
+        StoredResponse response = pendingReplay;
+        pendingReplay = null;
+        if (committed && state.compareAndSet(State.COMMITTING, State.COMPLETED)) {
+            metrics.count(Event.COMPLETED, endpoint);
+            replayCache.put(recordKey, fingerprint, response, clock.instant().plus(policy.ttl()));
+            log(Level.FINE, "completed", "in=transaction");
+        } else if (!committed) {
+            retryable = true;
+            state.compareAndSet(State.COMMITTING, State.RUNNING);
+            log(Level.FINE, "rolled-back", "reason=\"the transaction holding the record rolled back\"");
         }
     }
 

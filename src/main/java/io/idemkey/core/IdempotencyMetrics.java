@@ -39,7 +39,9 @@ public final class IdempotencyMetrics {
         /** A response was delivered but could not be recorded (too large, store gone); its key was released. */
         NOT_RECORDED,
         /** A request was refused with 429: its key was used more often than the rate limit allows. */
-        RATE_LIMITED;
+        RATE_LIMITED,
+        /** An expired record was deleted by the store's cleanup (stores that do not expire records themselves). */
+        EXPIRED_DELETED;
 
         public String metricName() {
             return "idempotency." + name().toLowerCase(Locale.ROOT).replace('_', '.');
@@ -51,6 +53,13 @@ public final class IdempotencyMetrics {
 
         /** One event at one endpoint ({@code POST /orders}). */
         void count(Event event, String endpoint);
+
+        /** The same event several times at once (rows deleted by one cleanup). */
+        default void count(Event event, String endpoint, long times) {
+            for (long i = 0; i < times; i++) {
+                count(event, endpoint);
+            }
+        }
 
         /** One store call ({@code acquire}, {@code complete}, {@code release}, {@code renew}) and how long it took. */
         void storeCall(String operation, Duration took);
@@ -91,6 +100,12 @@ public final class IdempotencyMetrics {
     public void count(Event event, String endpoint) {
         counters.get(event).increment();
         exporter.count(event, endpoint);
+    }
+
+    /** The same event several times at once. */
+    public void count(Event event, String endpoint, long times) {
+        counters.get(event).add(times);
+        exporter.count(event, endpoint, times);
     }
 
     public long get(Event event) {

@@ -4,6 +4,7 @@ import io.idemkey.core.IdempotencyMetrics.Exporter;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.RateLimit;
+import io.idemkey.spi.TransactionalCompletion;
 
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -41,6 +42,17 @@ public final class TimedStore implements IdempotencyStore {
     @Override
     public boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl) {
         return timed("complete", () -> delegate.complete(recordKey, ownerToken, response, ttl));
+    }
+
+    @Override
+    public TransactionalCompletion completeInTransaction(String recordKey, String ownerToken, byte[] response,
+                                                         Duration ttl) {
+        return timed("complete", () -> delegate.completeInTransaction(recordKey, ownerToken, response, ttl));
+    }
+
+    @Override
+    public boolean joinsTransactions() {
+        return delegate.joinsTransactions();
     }
 
     @Override

@@ -55,8 +55,9 @@ public class IdempotencyFeature implements DynamicFeature {
         runtime.bound(type, method, policy.get());
         Problems problems = new Problems();
         ResponseRecorder recorder = new ResponseRecorder(runtime.settings());
-        context.register(new IdempotencyRequestFilter(runtime, policy.get(), method, ResourceMethods.endpoint(type, method), problems,
-                        providers),
+        String endpoint = ResourceMethods.endpoint(type, method);
+        context.register(new IdempotencyRequestFilter(runtime, policy.get(), method, endpoint, problems, providers,
+                        new ResultRenderer(recorder, providers, type, method, endpoint)),
                 REQUEST_FILTER_PRIORITY);
         context.register(new IdempotencyResponseFilter(recorder, runtime.currentRequest()), RESPONSE_FILTER_PRIORITY);
         context.register(new IdempotencyWriterInterceptor(recorder), WRITER_INTERCEPTOR_PRIORITY);

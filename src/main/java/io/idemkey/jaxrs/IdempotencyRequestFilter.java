@@ -49,11 +49,12 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
     private final Problems problems;
 
     private final Providers providers;
+    private final ResultRenderer renderer;
     private final CurrentRequest currentRequest;
     private final RequestTracer tracer;
 
     IdempotencyRequestFilter(IdempotencyRuntime runtime, IdempotencyPolicy policy, Method resourceMethod,
-                             String endpoint, Problems problems, Providers providers) {
+                             String endpoint, Problems problems, Providers providers, ResultRenderer renderer) {
         this.runtime = runtime;
         this.currentRequest = runtime.currentRequest();
         this.tracer = runtime.tracer();
@@ -61,6 +62,7 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
         this.fingerprints = runtime.fingerprint();
         this.resourceMethod = resourceMethod;
         this.providers = providers;
+        this.renderer = renderer;
         this.settings = runtime.settings();
         this.policy = policy;
         this.endpoint = endpoint;
@@ -122,7 +124,8 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
 
         Decision decision = engine.begin(recordKey, key, fingerprint, policy, endpoint);
         if (decision instanceof Decision.Proceed proceed) {
-            GuardedRequest guarded = new GuardedRequest(proceed.execution(), resourceMethod, providers);
+            GuardedRequest guarded = new GuardedRequest(proceed.execution(), resourceMethod, providers, result ->
+                    renderer.render(result, request.getAcceptableMediaTypes(), request.getUriInfo().getBaseUri()));
             request.setProperty(GuardedRequest.ATTRIBUTE, guarded);
             currentRequest.awaitMethod(guarded);
             return "acquired";

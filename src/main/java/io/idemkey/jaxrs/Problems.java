@@ -28,6 +28,7 @@ public final class Problems {
         REQUEST_TOO_LARGE(413, "Content Too Large", "request-too-large", "Request too large"),
         KEY_REUSED(422, "Unprocessable Content", "key-reused", "Idempotency key reused"),
         REQUEST_IN_PROGRESS(409, "Conflict", "request-in-progress", "Request in progress"),
+        KEY_TAKEN_OVER(409, "Conflict", "key-taken-over", "Idempotency key taken over"),
         RATE_LIMITED(429, "Too Many Requests", "rate-limited", "Too many requests with this key"),
         STORE_UNAVAILABLE(503, "Service Unavailable", "store-unavailable", "Idempotency store unavailable"),
         MISCONFIGURED(500, "Internal Server Error", "misconfigured", "Idempotency key placement not honoured");

@@ -51,8 +51,13 @@ public class MicroProfileMetricsExporter implements IdempotencyMetrics.Exporter 
 
     @Override
     public void count(Event event, String endpoint) {
+        count(event, endpoint, 1);
+    }
+
+    @Override
+    public void count(Event event, String endpoint, long times) {
         counters.get(event).computeIfAbsent(endpoint,
-                e -> registry.counter(metadata.get(event), new Tag("endpoint", e))).inc();
+                e -> registry.counter(metadata.get(event), new Tag("endpoint", e))).inc(times);
     }
 
     @Override
@@ -84,6 +89,7 @@ public class MicroProfileMetricsExporter implements IdempotencyMetrics.Exporter 
             case FAIL_OPEN -> "Requests run unprotected because the store was unreachable (fail-open)";
             case NOT_RECORDED -> "Responses delivered but not recorded";
             case RATE_LIMITED -> "Requests refused with 429 by the per-key rate limit";
+            case EXPIRED_DELETED -> "Expired records deleted by the JDBC store's cleanup";
         };
     }
 }

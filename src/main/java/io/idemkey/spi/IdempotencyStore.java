@@ -72,6 +72,23 @@ public interface IdempotencyStore extends AutoCloseable {
     boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl);
 
     /**
+     * {@link #complete} inside the JTA transaction active on the calling thread, so that the record
+     * commits or rolls back together with the method's effects (exactly-once effects when they live
+     * in the same database). Stores that keep their records outside the application's transactions
+     * answer {@link TransactionalCompletion#NOT_JOINED} and write nothing, as this default does.
+     * Called on the thread that runs the transaction, only if {@link #joinsTransactions()}.
+     */
+    default TransactionalCompletion completeInTransaction(String recordKey, String ownerToken, byte[] response,
+                                                          Duration ttl) {
+        return TransactionalCompletion.NOT_JOINED;
+    }
+
+    /** Whether {@link #completeInTransaction} can join the caller's transaction at all. */
+    default boolean joinsTransactions() {
+        return false;
+    }
+
+    /**
      * Deletes the record if it is still in progress and owned by {@code ownerToken}, so that a retry
      * with the same key runs again.
      *

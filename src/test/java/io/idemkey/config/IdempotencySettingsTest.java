@@ -39,11 +39,16 @@ class IdempotencySettingsTest {
     void jdbcStoreNeedsADataSourceAndATableNameThatIsAnIdentifier() {
         IdempotencySettings settings = settings("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/orders");
         assertEquals(IdempotencySettings.StoreKind.JDBC, settings.store());
-        assertEquals(new JdbcStoreOptions("jdbc/orders", "idempotency_keys", true, 2), settings.jdbc());
+        assertEquals(new JdbcStoreOptions("jdbc/orders", "idempotency_keys", true, 2,
+                Duration.ofMinutes(5), 1000), settings.jdbc());
         assertNull(settings.redis(), "no Redis settings are read for another store");
-        assertEquals(new JdbcStoreOptions("jdbc/orders", "billing.keys", false, 5), settings("idempotency.store", "JDBC",
-                "idempotency.jdbc.datasource", "jdbc/orders", "idempotency.jdbc.table", "billing.keys",
-                "idempotency.jdbc.create-table", "false", "idempotency.jdbc.timeout-seconds", "5").jdbc());
+        assertEquals(new JdbcStoreOptions("jdbc/orders", "billing.keys", false, 5, Duration.ZERO, 50),
+                settings("idempotency.store", "JDBC", "idempotency.jdbc.datasource", "jdbc/orders",
+                        "idempotency.jdbc.table", "billing.keys", "idempotency.jdbc.create-table", "false",
+                        "idempotency.jdbc.timeout-seconds", "5", "idempotency.jdbc.cleanup-interval-seconds", "0",
+                        "idempotency.jdbc.cleanup-batch-size", "50").jdbc());
+        assertTrue(refused("idempotency.jdbc.cleanup-batch-size", "idempotency.store", "jdbc",
+                "idempotency.jdbc.datasource", "jdbc/orders", "idempotency.jdbc.cleanup-batch-size", "0").contains("cleanup-batch-size"));
         assertTrue(refused("idempotency.jdbc.datasource", "idempotency.store", "jdbc").contains("jdbc/orders"));
         for (String bad : new String[]{"keys; DROP TABLE users", "a.b.c", "1keys", "\"keys\""}) {
             refused("idempotency.jdbc.table", "idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/x",

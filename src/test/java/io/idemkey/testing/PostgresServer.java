@@ -7,6 +7,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,11 +26,14 @@ public final class PostgresServer implements AutoCloseable {
     private static final boolean ROOT = "root".equals(System.getProperty("user.name"));
 
     private final int port;
+    /** Whether commits reach the disk (fsync), as in production: for benchmarks. */
+    private final boolean durable;
     private final Path directory;
     private final Path data;
 
-    private PostgresServer(int port) {
+    private PostgresServer(int port, boolean durable) {
         this.port = port;
+        this.durable = durable;
         try {
             this.directory = Files.createTempDirectory("idemkey-postgres-");
         } catch (IOException e) {
@@ -36,7 +44,16 @@ public final class PostgresServer implements AutoCloseable {
 
     /** Creates and starts a new cluster on a free port (under a second here). */
     public static PostgresServer start() {
-        PostgresServer server = new PostgresServer(FreePort.next());
+        return start(false);
+    }
+
+    /** The same, with every commit flushed to disk (fsync on), as production runs: for benchmarks. */
+    public static PostgresServer startDurable() {
+        return start(true);
+    }
+
+    private static PostgresServer start(boolean durable) {
+        PostgresServer server = new PostgresServer(FreePort.next(), durable);
         if (ROOT) {
             server.run("chown", "postgres:postgres", server.directory.toString());
         }
@@ -66,6 +83,32 @@ public final class PostgresServer implements AutoCloseable {
         return dataSource;
     }
 
+    /** Runs statements (no parameters, no results): DDL, test data. */
+    public void execute(String sql) {
+        try (Connection connection = dataSource().getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    /** The first column of the first row of a query (a count), with these parameters. */
+    public long queryLong(String sql, Object... parameters) {
+        try (Connection connection = dataSource().getConnection(); PreparedStatement query = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                query.setObject(i + 1, parameters[i]);
+            }
+            try (ResultSet row = query.executeQuery()) {
+                if (!row.next()) {
+                    throw new IllegalStateException("no row: " + sql);
+                }
+                return row.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
     /** Stops the cluster at once (as an outage would: connections drop); its data stays. */
     public synchronized void stop() {
         if (Files.exists(data.resolve("postmaster.pid"))) {
@@ -86,8 +129,12 @@ public final class PostgresServer implements AutoCloseable {
 
     private void startProcess() {
         runAsPostgres("pg_ctl", "-D", data.toString(), "-l", directory.resolve("postgres.log").toString(),
-                "-o", "-p " + port + " -k " + directory + " -c listen_addresses=127.0.0.1 -c fsync=off"
-                        + " -c synchronous_commit=off -c full_page_writes=off",
+                // fsync off (unless durable): the operating system keeps what a stopped server wrote; a
+                // commit is never acknowledged before its WAL is written (a stop must not lose what a
+                // test saw committed). pg_stat_statements: tests count the statements a request costs.
+                "-o", "-p " + port + " -k " + directory + " -c listen_addresses=127.0.0.1"
+                        + (durable ? "" : " -c fsync=off -c full_page_writes=off")
+                        + " -c shared_preload_libraries=pg_stat_statements",
                 "-w", "start");
     }
 

@@ -3,6 +3,7 @@ package io.idemkey.store.jdbc;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.StoreUnavailableException;
+import io.idemkey.spi.TransactionalCompletion;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -13,37 +14,51 @@ import java.sql.SQLTransientException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Logger;
 import java.util.regex.Pattern;
 
 /**
  * The {@link IdempotencyStore} in a relational table (PostgreSQL), through the application's
  * {@link DataSource}. Every operation is one SQL statement; time is the database's ({@code now()}),
  * so every server agrees on expiry. A row whose {@code expires_at} has passed counts as absent and
- * is taken over atomically by the next acquire.
+ * is taken over atomically by the next acquire; {@link #deleteExpired} removes such rows in batches.
  *
- * <p>Acquire inserts the in-progress row, takes over an expired one, or reports the existing one, in
- * one statement ({@code INSERT ... ON CONFLICT DO UPDATE ... WHERE expired}, and a {@code SELECT} of
- * the row it did not take, in one CTE). The one case that needs a second statement: another request
- * inserted the same key while the first ran, too late for that statement's snapshot to see it.
- * Complete, release and renew are compare-and-set on the owner token, one statement each. Statements
- * have a bounded timeout, so a duplicate never waits longer than that on another request's
- * uncommitted transaction.
+ * <p>Acquire is one statement that reads the row first and writes only when there is nothing alive
+ * to report: a replay, a conflict or a mismatch reads without taking a lock, so a duplicate never
+ * waits for another request's transaction (one that holds the row while it commits the record with
+ * its effects, {@link #completeInTransaction}). It inserts when no row is visible, or takes over an
+ * expired row. The one case that needs the statement again: another request inserted or took over
+ * the same key while it ran, too late for its snapshot to see.
+ *
+ * <p>Complete, release and renew are compare-and-set on the owner token, one statement each. Every
+ * statement has a bounded timeout. Outside a JTA transaction each runs on its own connection in
+ * auto-commit mode (as a container's DataSource hands them out when no transaction is active).
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore {
 
+    private static final Logger LOG = Logger.getLogger(JdbcIdempotencyStore.class.getName());
+
     /** A table name, optionally schema-qualified: SQL identifiers only, never text from a request. */
     private static final Pattern TABLE = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}");
+    /** How often acquire runs again when concurrent writers kept its snapshot from seeing the row. */
+    private static final int ACQUIRE_ATTEMPTS = 3;
 
     private final DataSource dataSource;
     private final String table;
     private final int timeoutSeconds;
     private final String acquire;
     private final String complete;
+    private final String completeInTransaction;
+    private final AtomicBoolean warnedNotJoined = new AtomicBoolean();
+    /** The table could not be created at start-up (the database was away): created on first use. */
+    private volatile boolean tablePending;
     private final String release;
     private final String renew;
+    private final String deleteExpired;
 
     /**
-     * @param dataSource     where the table lives; connections are borrowed per operation (autocommit)
+     * @param dataSource     where the table lives; connections are borrowed per operation
      * @param table          the table's name ({@code idempotency_keys})
      * @param timeoutSeconds the longest a statement may take, waits on other transactions' locks included
      */
@@ -55,28 +70,70 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.dataSource = dataSource;
         this.table = table;
         this.timeoutSeconds = timeoutSeconds;
+        // The parameters once (key, fingerprint, owner token, lock TTL in ms), in the CTE "p". The
+        // UPDATE and the INSERT write only when the row read first is expired, ours, or absent: their
+        // uncorrelated EXISTS conditions are false otherwise, and nothing is locked or waited for. An
+        // expired row that a transaction still holds (its owner committing the record with its
+        // effects) is skipped, not waited for: the statement then returns no row and is run again,
+        // and reports the row in progress if it is still held.
         this.acquire = """
-                WITH taken AS (
-                  INSERT INTO %1$s AS r (record_key, completed, fingerprint, owner_token, response, expires_at)
-                  VALUES (?, FALSE, ?, ?, NULL, now() + ? * INTERVAL '1 millisecond')
-                  ON CONFLICT (record_key) DO UPDATE
-                    SET completed = FALSE, fingerprint = EXCLUDED.fingerprint, owner_token = EXCLUDED.owner_token,
-                        response = NULL, expires_at = EXCLUDED.expires_at
-                    WHERE r.expires_at <= now() OR (NOT r.completed AND r.owner_token = EXCLUDED.owner_token)
-                  RETURNING TRUE AS taken
+                WITH p AS (
+                  SELECT ?::TEXT AS k, ?::BYTEA AS f, ?::TEXT AS o, ?::BIGINT * INTERVAL '1 millisecond' AS lease
+                ), existing AS (
+                  SELECT r.completed, r.fingerprint, r.response, r.expires_at,
+                         r.expires_at <= now() OR (NOT r.completed AND r.owner_token = p.o) AS takeable
+                    FROM %1$s r JOIN p ON r.record_key = p.k
+                ), lockable AS (
+                  SELECT r.record_key FROM %1$s r JOIN p ON r.record_key = p.k
+                   WHERE EXISTS (SELECT 1 FROM existing WHERE takeable)
+                     AND (r.expires_at <= now() OR (NOT r.completed AND r.owner_token = p.o))
+                     FOR UPDATE OF r SKIP LOCKED
+                ), taken AS (
+                  UPDATE %1$s AS r
+                     SET completed = FALSE, fingerprint = p.f, owner_token = p.o, response = NULL,
+                         expires_at = now() + p.lease
+                    FROM p, lockable l
+                   WHERE r.record_key = l.record_key
+                  RETURNING 1
+                ), inserted AS (
+                  INSERT INTO %1$s (record_key, completed, fingerprint, owner_token, response, expires_at)
+                  SELECT p.k, FALSE, p.f, p.o, NULL, now() + p.lease FROM p
+                   WHERE NOT EXISTS (SELECT 1 FROM existing)
+                  ON CONFLICT (record_key) DO NOTHING
+                  RETURNING 1
                 )
                 SELECT TRUE, NULL::BOOLEAN, NULL::BYTEA, NULL::BYTEA, 0::BIGINT FROM taken
                 UNION ALL
-                SELECT FALSE, completed, fingerprint, response,
-                       CEIL(EXTRACT(EPOCH FROM (expires_at - now())) * 1000)::BIGINT
-                  FROM %1$s WHERE record_key = ? AND expires_at > now() AND NOT EXISTS (SELECT 1 FROM taken)
+                SELECT TRUE, NULL::BOOLEAN, NULL::BYTEA, NULL::BYTEA, 0::BIGINT FROM inserted
+                UNION ALL
+                SELECT FALSE, e.completed, e.fingerprint,
+                       CASE WHEN e.completed AND e.fingerprint = p.f THEN e.response END,
+                       CEIL(EXTRACT(EPOCH FROM (e.expires_at - now())) * 1000)::BIGINT
+                  FROM existing e, p WHERE NOT e.takeable
                 """.formatted(table);
-        this.complete = """
+        // statement_timestamp(), not now(): inside a transaction now() is when the transaction began,
+        // and the lease must still hold when the record is written.
+        String completing = """
                 UPDATE %s SET response = CASE WHEN completed THEN response ELSE ? END,
-                              expires_at = CASE WHEN completed THEN expires_at ELSE now() + ? * INTERVAL '1 millisecond' END,
+                              expires_at = CASE WHEN completed THEN expires_at
+                                                ELSE statement_timestamp() + ? * INTERVAL '1 millisecond' END,
                               completed = TRUE
-                 WHERE record_key = ? AND owner_token = ? AND (completed OR expires_at > now())
+                 WHERE record_key = ? AND owner_token = ? AND (completed OR expires_at > statement_timestamp())
                 """.formatted(table);
+        this.complete = completing;
+        // In the caller's transaction only if it is one: a transaction of this database that already
+        // wrote (the effects) and reads committed data (a REPEATABLE READ or SERIALIZABLE snapshot
+        // would fail on the lease renewals committed since it began). Otherwise nothing is written.
+        this.completeInTransaction = """
+                WITH tx AS (
+                  SELECT txid_current_if_assigned() IS NOT NULL
+                         AND current_setting('transaction_isolation') = 'read committed' AS joined
+                ), completed AS (
+                  %s  AND (SELECT joined FROM tx)
+                  RETURNING 1
+                )
+                SELECT (SELECT joined FROM tx), EXISTS (SELECT 1 FROM completed)
+                """.formatted(completing.strip());
         this.release = """
                 WITH released AS (
                   DELETE FROM %1$s WHERE record_key = ? AND owner_token = ? AND NOT completed RETURNING 1
@@ -84,9 +141,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 SELECT EXISTS (SELECT 1 FROM released)
                     OR NOT EXISTS (SELECT 1 FROM %1$s WHERE record_key = ? AND expires_at > now())
                 """.formatted(table);
+        // A row locked by a transaction is its owner's completion being committed, or a takeover:
+        // either way there is nothing to renew, and the renewal must not wait (it shares a thread with
+        // every other lease).
         this.renew = """
-                UPDATE %s SET expires_at = now() + ? * INTERVAL '1 millisecond'
-                 WHERE record_key = ? AND owner_token = ? AND NOT completed AND expires_at > now()
+                UPDATE %1$s SET expires_at = now() + ? * INTERVAL '1 millisecond'
+                 WHERE record_key IN (SELECT record_key FROM %1$s WHERE record_key = ? AND owner_token = ?
+                                         AND NOT completed AND expires_at > now() FOR UPDATE SKIP LOCKED)
+                """.formatted(table);
+        // Locks only expired rows, skipping those another cleaner or an acquire holds; checks expiry
+        // again on the locked row (an acquire may have taken it over in between).
+        this.deleteExpired = """
+                DELETE FROM %1$s WHERE record_key IN (
+                  SELECT record_key FROM %1$s WHERE expires_at <= now() ORDER BY expires_at LIMIT ?
+                     FOR UPDATE SKIP LOCKED
+                ) AND expires_at <= now()
                 """.formatted(table);
     }
 
@@ -96,12 +165,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         String index = table.substring(table.indexOf('.') + 1) + "_expires_at";
         return """
                 CREATE TABLE IF NOT EXISTS %1$s (
-                  record_key  TEXT          NOT NULL PRIMARY KEY,
-                  completed   BOOLEAN       NOT NULL,
-                  fingerprint BYTEA         NOT NULL,
-                  owner_token TEXT          NOT NULL,
+                  record_key  TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+                  completed   BOOLEAN          NOT NULL,
+                  fingerprint BYTEA            NOT NULL,
+                  owner_token TEXT             NOT NULL,
                   response    BYTEA,
-                  expires_at  TIMESTAMPTZ   NOT NULL
+                  expires_at  TIMESTAMPTZ      NOT NULL
                 );
                 CREATE INDEX IF NOT EXISTS %2$s ON %1$s (expires_at);
                 """.formatted(table, index);
@@ -118,32 +187,79 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /** Creates the table and its index if they are missing. */
+    /**
+     * Creates the table and its index if they are missing. If the database cannot be reached now,
+     * the table is created before the first statement that finds it reachable.
+     *
+     * @throws StoreUnavailableException if the database cannot be reached (creation is then pending)
+     */
     public void createTable() {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+        tablePending = true;
+        createPendingTable();
+    }
+
+    private void createPendingTable() {
+        if (!tablePending) {
+            return;
+        }
+        synchronized (this) {
+            if (tablePending) {
+                createTableNow();
+                tablePending = false;
+            }
+        }
+    }
+
+    private void createTableNow() {
+        try {
+            executeDdl();
+        } catch (SQLException e) {
+            // Two servers starting at once: "IF NOT EXISTS" does not stop the second from colliding with
+            // the first's uncommitted catalog rows (unique_violation, duplicate_table). Once is enough.
+            if (!"23505".equals(e.getSQLState()) && !"42P07".equals(e.getSQLState())) {
+                throw failure("create the table " + table, e);
+            }
+            try {
+                executeDdl();
+            } catch (SQLException again) {
+                throw failure("create the table " + table, again);
+            }
+        }
+    }
+
+    private void executeDdl() throws SQLException {
+        try (Connection connection = connection("create the table " + table); Statement statement = connection.createStatement()) {
             statement.setQueryTimeout(timeoutSeconds);
             statement.execute(ddl(table));
-        } catch (SQLException e) {
-            throw failure("create the table " + table, e);
         }
     }
 
     @Override
     public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
-        for (int attempt = 1; attempt <= 2; attempt++) {
-            AcquireResult result = query(acquire, "acquire", statement -> {
-                statement.setString(1, recordKey);
-                statement.setBytes(2, fingerprint);
-                statement.setString(3, ownerToken);
-                statement.setLong(4, millis(lockTtl));
-                statement.setString(5, recordKey);
-            }, row -> row.next() ? acquired(row, fingerprint) : null);
+        createPendingTable();
+        for (int attempt = 1; attempt <= ACQUIRE_ATTEMPTS; attempt++) {
+            AcquireResult result;
+            try {
+                result = query(acquire, "acquire", statement -> {
+                    statement.setString(1, recordKey);
+                    statement.setBytes(2, fingerprint);
+                    statement.setString(3, ownerToken);
+                    statement.setLong(4, millis(lockTtl));
+                }, row -> row.next() ? acquired(row, fingerprint) : null);
+            } catch (StoreUnavailableException e) {
+                if (attempt == ACQUIRE_ATTEMPTS || !isConflict(e.getCause())) {
+                    throw e;
+                }
+                continue; // a serialization failure or deadlock with another writer of the key: run again
+            }
             if (result != null) {
                 return result;
             }
-            // Another request inserted the key while this statement ran: its snapshot could not see the row.
+            // Another request inserted or took over the key while this statement ran, after its snapshot,
+            // or a transaction holds the expired row (its owner committing).
         }
-        throw new IllegalStateException("acquire saw neither a row to take nor one to report, twice: " + recordKey);
+        // Still racing with other writers of this key, or held: somebody else has it right now.
+        return new AcquireResult.InProgress(Duration.ZERO);
     }
 
     private static AcquireResult acquired(ResultSet row, byte[] fingerprint) throws SQLException {
@@ -165,6 +281,59 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             statement.setString(3, recordKey);
             statement.setString(4, ownerToken);
         });
+    }
+
+    /**
+     * The completing statement on the connection the container enlists in the caller's JTA
+     * transaction (a transactional DataSource, the default of Payara's JDBC resources and Liberty's
+     * {@code <dataSource>}, hands out the transaction's connection while one is active). The same
+     * statement checks that it really runs in that transaction: one of this database that already
+     * wrote the method's effects, at READ COMMITTED. Whether a connection is enlisted cannot be
+     * asked through JDBC (Liberty's report auto-commit mode even then), so the database is asked.
+     */
+    @Override
+    public TransactionalCompletion completeInTransaction(String recordKey, String ownerToken, byte[] response,
+                                                         Duration ttl) {
+        createPendingTable();
+        TransactionalCompletion outcome = query(completeInTransaction, "complete", statement -> {
+            statement.setBytes(1, response);
+            statement.setLong(2, millis(ttl));
+            statement.setString(3, recordKey);
+            statement.setString(4, ownerToken);
+        }, row -> {
+            row.next();
+            if (!row.getBoolean(1)) {
+                return TransactionalCompletion.NOT_JOINED;
+            }
+            return row.getBoolean(2) ? TransactionalCompletion.JOINED : TransactionalCompletion.LOST;
+        });
+        if (outcome == TransactionalCompletion.NOT_JOINED && warnedNotJoined.compareAndSet(false, true)) {
+            LOG.warning("Idemkey records responses after their transaction, not in it: the transaction of a guarded"
+                    + " method did not write to " + table + "'s database through this DataSource, or is not READ"
+                    + " COMMITTED, or the DataSource is not enlisted in JTA (see README, The JDBC store)");
+        }
+        return outcome;
+    }
+
+    @Override
+    public boolean joinsTransactions() {
+        return true;
+    }
+
+    /**
+     * Deletes up to {@code batchSize} expired rows, oldest first, in one short statement. Rows another
+     * cleaner is deleting right now are skipped, so cleaners on several servers share the work.
+     *
+     * @return how many rows were deleted
+     */
+    public int deleteExpired(int batchSize) {
+        try (Connection connection = connection("delete expired rows"); PreparedStatement statement = connection.prepareStatement(deleteExpired)) {
+            statement.setQueryTimeout(timeoutSeconds);
+            statement.setInt(1, batchSize);
+            return statement.executeUpdate();
+        } catch (SQLException e) {
+            throw failure("delete expired rows", e);
+        }
     }
 
     @Override
@@ -214,9 +383,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         T read(ResultSet rows) throws SQLException;
     }
 
+    /**
+     * A connection from the data source; failing that, the store is unavailable whatever the error
+     * says (a container's pool reports a refused connection in its own words, without an SQL state).
+     */
+    private Connection connection(String operation) {
+        try {
+            return dataSource.getConnection();
+        } catch (SQLException e) {
+            throw new StoreUnavailableException("The idempotency table " + table + " could not " + operation
+                    + ": no connection (" + e.getMessage() + ")", e);
+        }
+    }
+
     /** One statement on a borrowed connection, with the timeout; SQL errors classified by {@link #failure}. */
     private <T> T query(String sql, String operation, Parameters parameters, Rows<T> rows) {
-        try (Connection connection = dataSource.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+        try (Connection connection = connection(operation); PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setQueryTimeout(timeoutSeconds);
             parameters.set(statement);
             try (ResultSet result = statement.executeQuery()) {
@@ -228,7 +410,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     private boolean update(String sql, String operation, Parameters parameters) {
-        try (Connection connection = dataSource.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+        try (Connection connection = connection(operation); PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setQueryTimeout(timeoutSeconds);
             parameters.set(statement);
             return statement.executeUpdate() == 1;
@@ -248,9 +430,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 || state.startsWith("53")      // insufficient resources
                 || state.startsWith("57")      // operator intervention: query canceled (timeout), shutting down
                 || state.startsWith("40")      // serialization failure, deadlock
-                || state.equals("55P03");      // lock not available
+                || state.equals("55P03")       // lock not available
+                || state.equals("25006");      // read-only transaction: a standby, during a failover
         String message = "The idempotency table " + table + " could not " + operation + ": " + e.getMessage();
         return unavailable ? new StoreUnavailableException(message, e) : new IllegalStateException(message, e);
+    }
+
+    /** Serialization failure or deadlock (class 40): the statement may simply run again. */
+    private static boolean isConflict(Throwable cause) {
+        return cause instanceof SQLException e && e.getSQLState() != null && e.getSQLState().startsWith("40");
     }
 
     private static long millis(Duration duration) {

@@ -1,19 +1,24 @@
 package io.idemkey.store.jdbc;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
  * How to reach the JDBC store: {@code idempotency.jdbc.*}, validated once at deployment.
  *
- * @param dataSource     the JNDI name of the container-managed DataSource ({@code jdbc/orders})
- * @param table          the table's name, an SQL identifier, optionally schema-qualified
- * @param createTable    whether to create the table and its index at deployment when missing
- * @param timeoutSeconds the longest one statement may take, lock waits included
+ * @param dataSource       the JNDI name of the container-managed DataSource ({@code jdbc/orders})
+ * @param table            the table's name, an SQL identifier, optionally schema-qualified
+ * @param createTable      whether to create the table and its index at deployment when missing
+ * @param timeoutSeconds   the longest one statement may take, lock waits included
+ * @param cleanupInterval  how often expired rows are deleted; zero: never (the application does it)
+ * @param cleanupBatchSize how many expired rows one cleanup statement deletes
  */
-public record JdbcStoreOptions(String dataSource, String table, boolean createTable, int timeoutSeconds) {
+public record JdbcStoreOptions(String dataSource, String table, boolean createTable, int timeoutSeconds,
+                               Duration cleanupInterval, int cleanupBatchSize) {
 
     public JdbcStoreOptions {
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(table, "table");
+        Objects.requireNonNull(cleanupInterval, "cleanupInterval");
     }
 }

@@ -4,18 +4,22 @@ import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.IdempotencyStoreContract;
 import io.idemkey.spi.StoreUnavailableException;
+import io.idemkey.spi.TransactionalCompletion;
 import io.idemkey.testing.PostgresServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import javax.sql.DataSource;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -106,12 +110,167 @@ class JdbcIdempotencyStoreTest extends IdempotencyStoreContract {
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "o", LONG_LOCK));
     }
 
-    private static long count(String where) throws SQLException {
-        try (Connection connection = postgres.dataSource().getConnection(); Statement statement = connection.createStatement();
-             ResultSet row = statement.executeQuery("SELECT count(*) FROM " + TABLE + " WHERE " + where)) {
-            row.next();
-            return row.getLong(1);
+    @Test
+    void aDuplicateDoesNotWaitForTheTransactionThatHoldsTheRow() throws SQLException {
+        String key = key("held");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
+        try (Connection transaction = postgres.dataSource().getConnection()) {
+            transaction.setAutoCommit(false);
+            writeEffects(transaction);
+            assertEquals(TransactionalCompletion.JOINED,
+                    inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
+            // The row is locked until that transaction ends, longer than the 2 s statement timeout:
+            // a duplicate that waited for it would time out (unavailable) instead of answering.
+            for (int i = 0; i < 3; i++) {
+                assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "duplicate-" + i, LONG_LOCK));
+                sleep(1000);
+            }
+            assertInstanceOf(AcquireResult.Mismatch.class, store.acquire(key, OTHER_FINGERPRINT, "other", LONG_LOCK));
+            transaction.commit();
         }
+        AcquireResult replay = store.acquire(key, FINGERPRINT, "retry", LONG_LOCK);
+        assertArrayEquals(RESPONSE, assertInstanceOf(AcquireResult.Completed.class, replay).response());
+    }
+
+    @Test
+    void aRecordCompletedInATransactionThatRollsBackIsStillInProgressAndStillItsOwners() throws SQLException {
+        String key = key("rolled-back");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
+        try (Connection transaction = postgres.dataSource().getConnection()) {
+            transaction.setAutoCommit(false);
+            writeEffects(transaction);
+            assertEquals(TransactionalCompletion.JOINED,
+                    inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
+            transaction.rollback();
+        }
+        assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "retry", LONG_LOCK));
+        assertTrue(store.release(key, "owner"));
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "retry", LONG_LOCK));
+    }
+
+    @Test
+    void completingInATransactionAfterATakeoverIsLostAndWritesNothing() throws SQLException {
+        String key = key("taken-over");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "slow", shortTtl()));
+        awaitExpiryInRealTime(System.nanoTime(), shortTtl(),
+                () -> store.acquire(key, FINGERPRINT, "fast", LONG_LOCK) instanceof AcquireResult.Acquired, 5);
+        try (Connection transaction = postgres.dataSource().getConnection()) {
+            transaction.setAutoCommit(false);
+            writeEffects(transaction);
+            assertEquals(TransactionalCompletion.LOST,
+                    inTransaction(transaction).completeInTransaction(key, "slow", RESPONSE, DAY));
+            transaction.commit();
+        }
+        assertTrue(store.complete(key, "fast", new byte[] {7}, DAY));
+        assertArrayEquals(new byte[] {7}, assertInstanceOf(AcquireResult.Completed.class,
+                store.acquire(key, FINGERPRINT, "retry", LONG_LOCK)).response());
+    }
+
+    @Test
+    void anExpiredRowThatACommittingTransactionHoldsIsReportedInProgressNotWaitedFor() throws SQLException {
+        String key = key("held-expired");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", shortTtl()));
+        try (Connection transaction = postgres.dataSource().getConnection()) {
+            transaction.setAutoCommit(false);
+            writeEffects(transaction);
+            assertEquals(TransactionalCompletion.JOINED,
+                    inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
+            sleep(shortTtl().toMillis() + 100); // the in-progress row others see has expired; the owner still commits
+            // A takeover that waited for the row would time out (2 s) and answer "unavailable" (503, or run unguarded).
+            assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "duplicate", LONG_LOCK));
+            transaction.commit();
+        }
+        assertArrayEquals(RESPONSE, assertInstanceOf(AcquireResult.Completed.class,
+                store.acquire(key, FINGERPRINT, "retry", LONG_LOCK)).response());
+    }
+
+    @Test
+    void outsideAWritingReadCommittedTransactionNothingIsJoinedAndNothingWritten() throws SQLException {
+        String key = key("not-joined");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
+        // auto-commit: the record would commit before the effects (a DataSource not enlisted in JTA)
+        assertEquals(TransactionalCompletion.NOT_JOINED, store.completeInTransaction(key, "owner", RESPONSE, DAY));
+        try (Connection transaction = postgres.dataSource().getConnection()) {
+            transaction.setAutoCommit(false);
+            // a transaction that wrote nothing here: the effects went elsewhere
+            assertEquals(TransactionalCompletion.NOT_JOINED,
+                    inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
+            transaction.rollback();
+            transaction.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            writeEffects(transaction);
+            // its snapshot would refuse the lease renewals committed since it began
+            assertEquals(TransactionalCompletion.NOT_JOINED,
+                    inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
+            transaction.rollback();
+        }
+        assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "retry", LONG_LOCK));
+        assertTrue(store.complete(key, "owner", RESPONSE, DAY), "still the owner's to complete");
+    }
+
+    @Test
+    void aTableThatCouldNotBeCreatedAtStartIsCreatedOnceTheDatabaseAnswers() throws SQLException {
+        JdbcIdempotencyStore late = new JdbcIdempotencyStore(postgres.dataSource(), "created_late", 2);
+        postgres.stop();
+        try {
+            assertThrows(StoreUnavailableException.class, late::createTable);
+        } finally {
+            postgres.restart();
+        }
+        assertInstanceOf(AcquireResult.Acquired.class, late.acquire("k", FINGERPRINT, "o", LONG_LOCK));
+    }
+
+    /** The method's effects: what gives the transaction an id of its own in the database. */
+    private static void writeEffects(Connection transaction) throws SQLException {
+        try (Statement statement = transaction.createStatement()) {
+            statement.execute("SELECT txid_current()");
+        }
+    }
+
+    @Test
+    void deleteExpiredDeletesExpiredRowsOnlyAtMostABatchAtATime() throws SQLException {
+        JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+        jdbc.deleteExpired(100_000); // what other tests left
+        for (int i = 0; i < 5; i++) {
+            store.acquire(key("expiring-" + i), FINGERPRINT, "o", Duration.ofMillis(1));
+        }
+        String live = key("live");
+        store.acquire(live, FINGERPRINT, "o", LONG_LOCK);
+        sleep(50);
+        assertEquals(3, jdbc.deleteExpired(3));
+        assertEquals(2, jdbc.deleteExpired(3));
+        assertEquals(0, jdbc.deleteExpired(3));
+        assertInstanceOf(AcquireResult.InProgress.class, store.acquire(live, FINGERPRINT, "other", LONG_LOCK));
+        assertEquals(0, count("record_key LIKE '" + key("expiring-") + "%'"));
+    }
+
+    /**
+     * The store as it is inside a JTA transaction: every connection it borrows is that transaction's
+     * (not in auto-commit mode, and closing it does not end the transaction).
+     */
+    private static JdbcIdempotencyStore inTransaction(Connection transaction) {
+        Connection unclosable = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("close")) {
+                        return null;
+                    }
+                    try {
+                        return method.invoke(transaction, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        DataSource enlisting = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection")) {
+                        return unclosable;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+        return new JdbcIdempotencyStore(enlisting, TABLE, 2);
+    }
+
+    private static long count(String where) {
+        return postgres.queryLong("SELECT count(*) FROM " + TABLE + " WHERE " + where);
     }
 
 }

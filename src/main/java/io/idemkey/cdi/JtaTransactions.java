@@ -1,0 +1,74 @@
+package io.idemkey.cdi;
+
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.logging.Logger;
+
+/** {@link Transactions} through the server's {@link TransactionSynchronizationRegistry}. */
+final class JtaTransactions implements Transactions {
+
+    private static final Logger LOG = Logger.getLogger(JtaTransactions.class.getName());
+    private static final String REGISTRY = "java:comp/TransactionSynchronizationRegistry";
+
+    private final TransactionSynchronizationRegistry registry;
+
+    private JtaTransactions(TransactionSynchronizationRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** The server's transactions, or {@link Transactions#NONE} where it has no JTA (logged). */
+    static Transactions lookup() {
+        try {
+            return new JtaTransactions((TransactionSynchronizationRegistry) new InitialContext().lookup(REGISTRY));
+        } catch (NamingException | ClassCastException | LinkageError e) {
+            LOG.info(() -> "Idemkey: no JTA transactions here (" + e + "): responses are recorded after the"
+                    + " method's effects, never together with them");
+            return NONE;
+        }
+    }
+
+    @Override
+    public boolean present() {
+        return registry.getTransactionKey() != null;
+    }
+
+    @Override
+    public boolean active() {
+        return registry.getTransactionStatus() == Status.STATUS_ACTIVE;
+    }
+
+    @Override
+    public void setRollbackOnly() {
+        registry.setRollbackOnly();
+    }
+
+    @Override
+    public void afterCompletion(Consumer<Boolean> ended) {
+        registry.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                ended.accept(status == Status.STATUS_COMMITTED);
+            }
+        });
+    }
+
+    @Override
+    public boolean outside(BooleanSupplier storeCall) {
+        if (registry.getTransactionKey() == null) {
+            return storeCall.getAsBoolean();
+        }
+        Optional<OutsideTransaction> outside = OutsideTransaction.bean();
+        return outside.isPresent() ? outside.get().call(storeCall) : storeCall.getAsBoolean();
+    }
+}

@@ -1,0 +1,58 @@
+package io.idemkey.cdi;
+
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * The JTA transaction of the calling thread, as Idemkey needs it: to record a response inside the
+ * method's transaction and to keep its other store calls out of it. No JTA type appears here, so
+ * that servers without JTA (an Open Liberty without the transaction feature) never load one.
+ */
+interface Transactions {
+
+    /** Whether a transaction is associated with this thread (active, marked rollback-only, or ending). */
+    boolean present();
+
+    /** Whether a transaction is active on this thread (not marked rollback-only, not ending). */
+    boolean active();
+
+    /** Marks the active transaction so that it can only roll back. */
+    void setRollbackOnly();
+
+    /** Calls {@code ended} with {@code true} (committed) or {@code false} once the active transaction ends. */
+    void afterCompletion(Consumer<Boolean> ended);
+
+    /**
+     * Runs a store call outside the active transaction (suspended meanwhile), so that it takes effect
+     * at once whatever becomes of the transaction, the way it does without one.
+     */
+    boolean outside(BooleanSupplier storeCall);
+
+    /** A server without JTA: never a transaction. */
+    Transactions NONE = new Transactions() {
+        @Override
+        public boolean present() {
+            return false;
+        }
+
+        @Override
+        public boolean active() {
+            return false;
+        }
+
+        @Override
+        public void setRollbackOnly() {
+            throw new IllegalStateException("no transaction");
+        }
+
+        @Override
+        public void afterCompletion(Consumer<Boolean> ended) {
+            throw new IllegalStateException("no transaction");
+        }
+
+        @Override
+        public boolean outside(BooleanSupplier storeCall) {
+            return storeCall.getAsBoolean();
+        }
+    };
+}

@@ -1,0 +1,164 @@
+package io.idemkey.core;
+
+import io.idemkey.core.IdempotencyMetrics.Event;
+import io.idemkey.spi.AcquireResult;
+import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.TransactionalCompletion;
+import io.idemkey.store.memory.InMemoryIdempotencyStore;
+import io.idemkey.testing.FlakyStore;
+import io.idemkey.testing.ManualClock;
+import io.idemkey.testing.ManualScheduler;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * An execution whose response is recorded inside the method's transaction: completed when the
+ * transaction commits, back in progress (and then released) when it rolls back, and told when its
+ * lease is lost so that the transaction rolls back. The store here joins "transactions" the way the
+ * JDBC store joins JTA ones: its completion becomes visible on commit only.
+ */
+class TransactionalCompletionTest {
+
+    private static final Duration LOCK_TTL = Duration.ofSeconds(30);
+    private static final IdempotencyPolicy POLICY =
+            new IdempotencyPolicy(Duration.ofHours(24), LOCK_TTL, true, Set.of(), false, Duration.ZERO);
+    private static final byte[] FINGERPRINT = {1, 2, 3};
+    private static final StoredResponse CREATED = new StoredResponse(201,
+            List.of(new StoredResponse.Header("Content-Type", "application/json")), "{\"id\":1}".getBytes(StandardCharsets.UTF_8));
+
+    private final ManualClock clock = new ManualClock();
+    private final ManualScheduler scheduler = new ManualScheduler(clock);
+    private final InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore(clock);
+    private final TransactionalStore store = new TransactionalStore(memory);
+    private final IdempotencyMetrics metrics = new IdempotencyMetrics();
+    private final IdempotencyEngine engine = IdempotencyEngine.builder(store, scheduler).clock(clock).metrics(metrics).build();
+
+    @Test
+    void aRecordWrittenInATransactionIsCompletedWhenItCommitsAndNoLongerRenewed() {
+        Execution execution = begin("k1");
+        assertEquals(TransactionalCompletion.JOINED, execution.completeInTransaction(CREATED));
+        assertFalse(execution.isRunning(), "nothing else may finish it while the transaction commits");
+        int renewals = store.renewals.get();
+        scheduler.advance(LOCK_TTL.multipliedBy(2));
+        assertEquals(renewals, store.renewals.get(), "a renewal would wait for the row the transaction holds");
+
+        store.commit();
+        execution.transactionEnded(true);
+        assertEquals(1, metrics.get(Event.COMPLETED));
+        assertInstanceOf(Decision.Replay.class, engine.begin("k1", "k1", FINGERPRINT, POLICY, "POST /x"));
+    }
+
+    @Test
+    void aTransactionThatRollsBackLeavesTheOutcomeUnrecordedAndTheKeyIsReleased() {
+        Execution execution = begin("k2");
+        assertEquals(TransactionalCompletion.JOINED, execution.completeInTransaction(CREATED));
+        store.rollback();
+        execution.transactionEnded(false);
+        assertTrue(execution.isRunning());
+        assertFalse(execution.recordable(201), "the effects are gone: the success must not be recorded");
+        execution.release("rolled back");
+        assertInstanceOf(Decision.Proceed.class, engine.begin("k2", "k2", FINGERPRINT, POLICY, "POST /x"));
+    }
+
+    @Test
+    void aLostLeaseIsReportedSoThatTheTransactionRollsBack() {
+        Execution execution = begin("k3");
+        clock.advance(LOCK_TTL.plusSeconds(1)); // expired without a renewal (a long pause), then taken over
+        assertInstanceOf(AcquireResult.Acquired.class, memory.acquire("k3", FINGERPRINT, "other", LOCK_TTL));
+        assertEquals(TransactionalCompletion.LOST, execution.completeInTransaction(CREATED));
+        assertEquals(1, metrics.get(Event.LOST_LEASE));
+        assertFalse(execution.isRunning());
+    }
+
+    @Test
+    void aStoreThatKeepsItsRecordsElsewhereIsNotJoinedAndTheExecutionGoesOnAsUsual() {
+        IdempotencyEngine redisLike = IdempotencyEngine.builder(new FlakyStore(memory), scheduler).clock(clock).build();
+        Execution execution = ((Decision.Proceed) redisLike.begin("k4", "k4", FINGERPRINT, POLICY, "POST /x")).execution();
+        execution.markStarted();
+        assertEquals(TransactionalCompletion.NOT_JOINED, execution.completeInTransaction(CREATED));
+        assertTrue(execution.isRunning());
+        execution.complete(CREATED);
+        assertInstanceOf(Decision.Replay.class, redisLike.begin("k4", "k4", FINGERPRINT, POLICY, "POST /x"));
+    }
+
+    private Execution begin(String key) {
+        Execution execution = ((Decision.Proceed) engine.begin(key, key, FINGERPRINT, POLICY, "POST /x")).execution();
+        execution.markStarted();
+        execution.workBegins();
+        return execution;
+    }
+
+    /** A store whose in-transaction completion takes effect on {@link #commit()} only. */
+    private static final class TransactionalStore implements IdempotencyStore {
+
+        private final IdempotencyStore delegate;
+        final AtomicInteger renewals = new AtomicInteger();
+        private Runnable pending;
+
+        TransactionalStore(IdempotencyStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public boolean joinsTransactions() {
+            return true;
+        }
+
+        @Override
+        public TransactionalCompletion completeInTransaction(String recordKey, String ownerToken, byte[] response, Duration ttl) {
+            if (!delegate.renew(recordKey, ownerToken, LOCK_TTL)) { // still ours: the CAS the real store does
+                return TransactionalCompletion.LOST;
+            }
+            pending = () -> delegate.complete(recordKey, ownerToken, response, ttl);
+            return TransactionalCompletion.JOINED;
+        }
+
+        void commit() {
+            pending.run();
+        }
+
+        void rollback() {
+            pending = null;
+        }
+
+        @Override
+        public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
+            return delegate.acquire(recordKey, fingerprint, ownerToken, lockTtl);
+        }
+
+        @Override
+        public boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl) {
+            return delegate.complete(recordKey, ownerToken, response, ttl);
+        }
+
+        @Override
+        public boolean release(String recordKey, String ownerToken) {
+            return delegate.release(recordKey, ownerToken);
+        }
+
+        @Override
+        public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
+            renewals.incrementAndGet();
+            return delegate.renew(recordKey, ownerToken, lockTtl);
+        }
+
+        @Override
+        public boolean isAvailable() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}
