@@ -2,6 +2,7 @@ package io.idemkey.sample;
 
 import io.idemkey.IdempotencyKey;
 import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
@@ -18,7 +19,11 @@ import jakarta.ws.rs.core.UriInfo;
 
 import java.util.Collection;
 
-/** Orders: placing one is guarded, so a retried POST never places a second order. */
+/**
+ * Orders: placing one is guarded, so a retried POST never places a second order. It runs in a
+ * transaction: in the PostgreSQL mode the order row and Idemkey's record commit together, so even a
+ * crash right after the commit cannot place a second order.
+ */
 @Path("/orders")
 @Produces(MediaType.APPLICATION_JSON)
 public class OrderResource {
@@ -29,6 +34,7 @@ public class OrderResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @IdempotencyKey
+    @Transactional
     public Response place(@Valid @NotNull OrderRequest request, @Context UriInfo uri) {
         Order order = orders.place(request);
         return Response.created(uri.getAbsolutePathBuilder().path(order.id()).build()).entity(order).build();

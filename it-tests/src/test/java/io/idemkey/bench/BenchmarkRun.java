@@ -1,7 +1,10 @@
 package io.idemkey.bench;
 
 import io.idemkey.it.Deployments;
+import io.idemkey.it.PostgresStatements;
 import io.idemkey.it.ServerProcess;
+import io.idemkey.it.app.CheckThenLockStore;
+import io.idemkey.testing.PostgresServer;
 import io.idemkey.testing.RedisMonitor;
 import io.idemkey.testing.RedisServer;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
@@ -42,7 +45,7 @@ public final class BenchmarkRun {
     private static final Duration WARM_UP = Duration.ofSeconds(Integer.getInteger("bench.warmup-seconds", 2));
     private static final Duration MEASURED = Duration.ofSeconds(Integer.getInteger("bench.seconds", 8));
     /** Which parts to run: {@code -Dbench.only=throughput,roundtrips,memory,errors,fingerprint} (default all). */
-    private static final String ONLY = System.getProperty("bench.only", "throughput,roundtrips,memory,errors,fingerprint");
+    private static final String ONLY = System.getProperty("bench.only", "throughput,roundtrips,memory,errors,jdbc,fingerprint");
     private static final String BODY = "{\"amount\":1999,\"currency\":\"EUR\",\"clientTimestamp\":\"2026-11-22T10:15:30Z\"}";
 
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -89,6 +92,9 @@ public final class BenchmarkRun {
                     errorsAt256(table);
                 }
             }
+        }
+        if (ONLY.contains("jdbc")) {
+            jdbc(table);
         }
         if (ONLY.contains("fingerprint")) {
             fingerprints(table);
@@ -214,6 +220,145 @@ public final class BenchmarkRun {
                     first + " / " + replay + " / " + conflict + " (a replay this instance has seen: " + cachedReplay
                             + "; check-then-lock first: " + seedFirst + ")");
         }
+    }
+
+    /**
+     * The JDBC store against seed 003's pattern (INSERT ... ON CONFLICT DO NOTHING, then SELECT, then
+     * UPDATE) on one private PostgreSQL that flushes its commits to disk, as production does, both
+     * through Payara Micro's JDBC pool: throughput of first executions (a no-op, and a
+     * {@code @Transactional} method that writes one row: Idemkey records in that transaction, the
+     * seed around it), replays and conflicts at 32 connections, and statements per request
+     * (pg_stat_statements). Replays are read from the table (in-process caches off on both), as the
+     * seed reads them; Idemkey's cached figure is shown apart.
+     */
+    private void jdbc(Map<String, String> table) throws Exception {
+        System.out.println("JDBC: a private PostgreSQL, Payara Micro with a JDBC pool ...");
+        try (PostgresServer postgres = PostgresServer.startDurable()) {
+            PostgresStatements.enable(postgres);
+            postgres.execute("CREATE TABLE bench_effects (id BIGSERIAL PRIMARY KEY, body TEXT NOT NULL)");
+            Path directory = Files.createTempDirectory("idemkey-bench-jdbc");
+            Map<String, String> jdbc = Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey",
+                    "idempotency.replay-cache-bytes", "0");
+            Path seed003 = directory.resolve("bench-seed003.war");
+            Deployments.guardedApp("bench-seed003", Map.of("idempotency.store", "custom",
+                            "bench.seed003.datasource", "jdbc/idemkey", "idempotency.replay-cache-bytes", "0"))
+                    .deleteClass(CheckThenLockStore.class).addClass(Seed003Store.class)
+                    .as(ZipExporter.class).exportTo(seed003.toFile(), true);
+            List<Path> wars = List.of(war(directory, "bench-jdbc", jdbc), seed003,
+                    war(directory, "bench-jdbc-cached", Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey")));
+            try (ServerProcess server = ServerProcess.startForTestsWithPostgres(ServerProcess.Kind.PAYARA, wars,
+                    ServerProcess.freePort(), postgres.port())) {
+                URI idemkeyJdbc = server.uri("bench-jdbc");
+                URI seeds003 = server.uri("bench-seed003");
+                URI cached = server.uri("bench-jdbc-cached");
+                for (URI base : List.of(idemkeyJdbc, seeds003, cached)) {
+                    load.run(base.resolve("bench/guarded"), BODY, 16, Duration.ZERO, Duration.ofSeconds(5), this::uniqueKey);
+                    load.run(base.resolve("bench/transactional"), BODY, 16, Duration.ZERO, Duration.ofSeconds(3), this::uniqueKey);
+                }
+                String[] sides = {"Idemkey JDBC", "seed 003"};
+                URI[] deployments = {idemkeyJdbc, seeds003};
+                Map<String, int[]> statements = new LinkedHashMap<>();
+                for (int side = 0; side < 2; side++) {
+                    statements.put(sides[side], statementsPerRequest(postgres, deployments[side]));
+                }
+                Map<String, Supplier<String>> replayed = new LinkedHashMap<>();
+                for (int side = 0; side < 2; side++) {
+                    replayed.put(sides[side], completedKeys(deployments[side]));
+                }
+                Supplier<String> replayedCached = completedKeys(cached);
+                String[] conflictKeys = new String[2];
+                List<CompletableFuture<Void>> holders = new ArrayList<>();
+                long holdMillis = (WARM_UP.toMillis() + MEASURED.toMillis()) * 9 * REPEATS + 30_000; // the whole section
+                for (int side = 0; side < 2; side++) {
+                    conflictKeys[side] = uniqueKey(); // held in progress by one slow request while the others conflict
+                    URI slow = deployments[side].resolve("guarded/slow?millis=" + holdMillis);
+                    String key = conflictKeys[side];
+                    holders.add(CompletableFuture.runAsync(() -> post(slow, key)));
+                }
+                Thread.sleep(500);
+                List<Runnable> scenarios = new ArrayList<>();
+                for (int side = 0; side < 2; side++) {
+                    URI base = deployments[side];
+                    String name = sides[side];
+                    String conflictKey = conflictKeys[side];
+                    Supplier<String> replays = replayed.get(name);
+                    scenarios.add(() -> measure(name + ": first execution, 32", base.resolve("bench/guarded"), 32, this::uniqueKey));
+                    scenarios.add(() -> measure(name + ": first execution with a transactional effect, 32",
+                            base.resolve("bench/transactional"), 32, this::uniqueKey));
+                    scenarios.add(() -> measure(name + ": replay, 32", base.resolve("bench/guarded"), 32, replays));
+                    scenarios.add(() -> measureConflicts(name + ": conflict, 32", base.resolve("guarded/slow?millis="
+                            + holdMillis), conflictKey));
+                }
+                scenarios.add(() -> measure("Idemkey JDBC: replay seen by this instance, 32", cached.resolve("bench/guarded"), 32, replayedCached));
+                for (int repeat = 1; repeat <= REPEATS; repeat++) {
+                    System.out.printf("JDBC run %d of %d ...%n", repeat, REPEATS);
+                    for (int i = 0; i < scenarios.size(); i++) {
+                        scenarios.get((i + repeat - 1) % scenarios.size()).run();
+                    }
+                }
+                System.out.printf("%n| scenario (connections) | throughput (req/s) | p50 (ms) | p99 (ms) | statements per request |%n"
+                        + "| --- | --- | --- | --- | --- |%n");
+                String[] kinds = {"first execution", "first execution with a transactional effect", "replay", "conflict"};
+                for (int side = 0; side < 2; side++) {
+                    for (int kind = 0; kind < kinds.length; kind++) {
+                        String scenario = sides[side] + ": " + kinds[kind] + ", 32";
+                        System.out.printf("| %s | %.0f | %.3f | %.3f | %d |%n", scenario, throughput(scenario), p50(scenario),
+                                p99(scenario), statements.get(sides[side])[kind]);
+                    }
+                }
+                String cachedScenario = "Idemkey JDBC: replay seen by this instance, 32";
+                System.out.printf("| %s | %.0f | %.3f | %.3f | 0 |%n", cachedScenario, throughput(cachedScenario),
+                        p50(cachedScenario), p99(cachedScenario));
+                for (int kind = 0; kind < kinds.length; kind++) {
+                    String idemkeyScenario = "Idemkey JDBC: " + kinds[kind] + ", 32";
+                    String seedScenario = "seed 003: " + kinds[kind] + ", 32";
+                    table.put("JDBC " + kinds[kind] + ": Idemkey vs seed 003, 32 connections (ahead)",
+                            String.format("%.0f vs %.0f req/s (%.2f×); %d vs %d statements", throughput(idemkeyScenario),
+                                    throughput(seedScenario), throughput(idemkeyScenario) / throughput(seedScenario),
+                                    statements.get(sides[0])[kind], statements.get(sides[1])[kind]));
+                }
+                holders.forEach(holder -> holder.cancel(true));
+            }
+        }
+    }
+
+    /** {first execution, the same with a transactional effect, replay, conflict}: statements on the store's tables per request. */
+    private int[] statementsPerRequest(PostgresServer postgres, URI deployment) throws Exception {
+        String key = uniqueKey();
+        long before = statements(postgres);
+        post(deployment.resolve("bench/guarded"), key);
+        long afterFirst = statements(postgres);
+        post(deployment.resolve("bench/guarded"), key);
+        long afterReplay = statements(postgres);
+        post(deployment.resolve("bench/transactional"), uniqueKey());
+        long afterTransactional = statements(postgres);
+        String slow = uniqueKey();
+        CompletableFuture<Void> running = CompletableFuture.runAsync(() -> post(deployment.resolve("guarded/slow?millis=800"), slow));
+        Thread.sleep(300);
+        long beforeConflict = statements(postgres);
+        post(deployment.resolve("guarded/slow?millis=800"), slow);
+        long afterConflict = statements(postgres);
+        running.get();
+        return new int[] {(int) (afterFirst - before), (int) (afterTransactional - afterReplay), (int) (afterReplay - afterFirst),
+                (int) (afterConflict - beforeConflict)};
+    }
+
+    /** Statements on either store's table so far. */
+    private static long statements(PostgresServer postgres) {
+        return PostgresStatements.soFar(postgres, "idempotency_keys") + PostgresStatements.soFar(postgres, "seed003_keys");
+    }
+
+    /** Requests that all meet one request in progress: every answer a 409. */
+    private void measureConflicts(String scenario, URI uri, String key) {
+        LoadGenerator.Result result;
+        try {
+            result = load.run(uri, BODY, 32, WARM_UP, MEASURED, () -> key, Long.MAX_VALUE, status -> status == 409);
+        } catch (Exception e) {
+            throw new IllegalStateException(scenario, e);
+        }
+        System.out.printf("  %-40s %7.0f req/s  p50 %.3f ms  p99 %.3f ms  errors %d%n", scenario, result.throughput(),
+                result.p50Millis(), result.p99Millis(), result.errors());
+        results.computeIfAbsent(scenario, s -> new ArrayList<>()).add(result);
     }
 
     /** Redis memory per completed record: used_memory before and after 10,000 of them. */

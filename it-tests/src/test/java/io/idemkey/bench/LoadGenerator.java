@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntPredicate;
 import java.util.function.Supplier;
 
 /**
@@ -40,6 +41,12 @@ final class LoadGenerator {
     /** The same, stopping after {@code budget} requests if that comes first. */
     Result run(URI uri, String body, int connections, Duration warmUp, Duration measured, Supplier<String> keys,
                long budget) throws Exception {
+        return run(uri, body, connections, warmUp, measured, keys, budget, status -> status < 300);
+    }
+
+    /** The same, counting the answers whose status is {@code expected} (409s, say) and the others as errors. */
+    Result run(URI uri, String body, int connections, Duration warmUp, Duration measured, Supplier<String> keys,
+               long budget, IntPredicate expected) throws Exception {
         AtomicLong remaining = new AtomicLong(budget);
         long start = System.nanoTime();
         long measureFrom = start + warmUp.toNanos();
@@ -48,7 +55,7 @@ final class LoadGenerator {
         AtomicLong errors = new AtomicLong();
         List<CompletableFuture<Void>> workers = new ArrayList<>();
         for (int i = 0; i < connections; i++) {
-            Worker worker = new Worker(uri, body, keys, measureFrom, stopAt, errors, remaining);
+            Worker worker = new Worker(uri, body, keys, measureFrom, stopAt, errors, remaining, expected);
             latencies.add(null);
             int index = i;
             workers.add(worker.loop().thenRun(() -> latencies.set(index, worker.recorded())));
@@ -73,13 +80,15 @@ final class LoadGenerator {
         private final long measureFrom;
         private final long stopAt;
         private final AtomicLong errors;
+        private final IntPredicate expected;
         private final AtomicLong remaining;
         private long[] recorded = new long[4096];
         private int count;
 
         Worker(URI uri, String body, Supplier<String> keys, long measureFrom, long stopAt, AtomicLong errors,
-               AtomicLong remaining) {
+               AtomicLong remaining, IntPredicate expected) {
             this.remaining = remaining;
+            this.expected = expected;
             this.uri = uri;
             this.body = body;
             this.keys = keys;
@@ -101,7 +110,7 @@ final class LoadGenerator {
             return client.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding())
                     .handle((response, failure) -> {
                         long answeredAt = System.nanoTime();
-                        if (failure != null || response.statusCode() >= 300) {
+                        if (failure != null || !expected.test(response.statusCode())) {
                             errors.incrementAndGet();
                         } else if (sentAt >= measureFrom && answeredAt <= stopAt) {
                             record(answeredAt - sentAt);

@@ -2,12 +2,9 @@ package io.idemkey.chaos;
 
 import io.idemkey.it.Deployments;
 import io.idemkey.it.ServerProcess;
-import io.idemkey.testing.RedisRecords;
 import io.idemkey.testing.RedisServer;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,6 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,23 +36,25 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 /**
- * The chaos run: one Payara Micro and one Open Liberty share one Redis (append-only file on, as
- * production Redis should run). Every key is sent up to N times, concurrently, to random servers
- * after random delays, while Redis is killed and restarted twice and one server is killed and
- * restarted. Then every key gets retried until it has an answer, and the run checks: one execution
- * per answered key (the ledger, a second Redis never restarted, counts method bodies that ran to
- * their end), byte-identical replays, every Redis key with a TTL, no unexpected 5xx.
+ * The chaos run: one Payara Micro and one Open Liberty share one store (a Redis with its append-only
+ * file on, as production Redis should run, or a PostgreSQL with {@code -Dchaos.store=jdbc}). Every
+ * key is sent up to N times, concurrently, to random servers after random delays, while the store is
+ * killed and restarted twice and one server is killed and restarted. Then every key gets retried
+ * until it has an answer, and the run checks: one execution per answered key (the ledger, a Redis
+ * never restarted, counts method bodies that ran to their end), byte-identical replays, every record
+ * with an expiry, no unexpected 5xx.
  *
  * <p>{@code mvn -f it-tests package liberty:create exec:java@chaos -Dchaos.keys=10000}; the suite
- * runs a short version ({@code ChaosIT}).
+ * runs short versions on both stores ({@code ChaosIT}).
  */
 public final class ChaosRun {
 
     /** How much chaos. */
-    public record Options(int keys, int maxSendsPerKey, int maxDelayMillis, int inFlight) {
+    public record Options(int keys, int maxSendsPerKey, int maxDelayMillis, int inFlight, String store) {
         static Options fromSystemProperties() {
             return new Options(Integer.getInteger("chaos.keys", 10_000), Integer.getInteger("chaos.sends", 5),
-                    Integer.getInteger("chaos.delay-ms", 200), Integer.getInteger("chaos.in-flight", 48));
+                    Integer.getInteger("chaos.delay-ms", 200), Integer.getInteger("chaos.in-flight", 48),
+                    System.getProperty("chaos.store", "redis"));
         }
     }
 
@@ -93,7 +93,7 @@ public final class ChaosRun {
             row(out, "replays byte-identical", identicalReplays + " / " + replays
                     + (replays == 0 ? "" : String.format(" (%.1f %%)", 100.0 * identicalReplays / replays)));
             row(out, "keys answered with differing bodies (must be 0)", differingAnswers);
-            row(out, "Redis keys without TTL (must be 0)", keysWithoutTtl);
+            row(out, "records without an expiry (must be 0)", keysWithoutTtl);
             row(out, "records still in progress (expire by themselves)", recordsInProgress);
             row(out, "unexpected 5xx (must be 0)", unexpected5xx);
             out.append(String.format("%nevents: %s%nresult: %s%n", String.join("; ", events), passed() ? "PASSED" : "FAILED"));
@@ -107,7 +107,7 @@ public final class ChaosRun {
 
     /**
      * How long before the kill a body may have ended and still be excused: the completion is one
-     * round trip, or a few retries in the background while Redis restarts; far less than this.
+     * round trip, or a few retries in the background while the store restarts; far less than this.
      */
     private static final Duration KILL_WINDOW = Duration.ofSeconds(3);
 
@@ -129,8 +129,8 @@ public final class ChaosRun {
 
     public static void main(String[] args) throws Exception {
         Options options = Options.fromSystemProperties();
-        System.out.printf("Chaos run: %d keys, up to %d sends each, Payara Micro + Open Liberty, one Redis%n",
-                options.keys(), options.maxSendsPerKey());
+        System.out.printf("Chaos run: %d keys, up to %d sends each, Payara Micro + Open Liberty, store %s%n",
+                options.keys(), options.maxSendsPerKey(), options.store());
         Report report = run(options);
         System.out.println(report.table());
         System.exit(report.passed() ? 0 : 1);
@@ -141,17 +141,18 @@ public final class ChaosRun {
     }
 
     private Report execute() throws Exception {
-        try (RedisServer store = RedisServer.start("--appendonly", "yes", "--appendfsync", "always");
+        try (ChaosStore store = ChaosStore.start(options.store());
              RedisServer ledger = RedisServer.start()) {
             Path war = Files.createTempDirectory("idemkey-chaos").resolve("chaos.war");
-            Deployments.guardedApp("chaos", Map.of("idempotency.redis.url", store.url(), "chaos.ledger.url", ledger.url()))
-                    .as(ZipExporter.class).exportTo(war.toFile(), true);
+            Map<String, String> config = new HashMap<>(store.config());
+            config.put("chaos.ledger.url", ledger.url());
+            Deployments.guardedApp("chaos", config).as(ZipExporter.class).exportTo(war.toFile(), true);
             int[] ports = {ServerProcess.freePort(), ServerProcess.freePort()};
             ServerProcess.Kind[] kinds = {ServerProcess.Kind.PAYARA, ServerProcess.Kind.LIBERTY};
             ServerProcess[] running = new ServerProcess[2];
             CompletableFuture<ServerProcess> payara = CompletableFuture.supplyAsync(
-                    () -> ServerProcess.startForTests(kinds[0], List.of(war), ports[0]));
-            running[1] = ServerProcess.startForTests(kinds[1], List.of(war), ports[1]);
+                    () -> store.startServer(kinds[0], war, ports[0]));
+            running[1] = store.startServer(kinds[1], war, ports[1]);
             running[0] = payara.get();
             servers = new URI[]{running[0].uri("chaos"), running[1].uri("chaos")};
             try {
@@ -168,8 +169,8 @@ public final class ChaosRun {
         }
     }
 
-    /** The load, with Redis restarted at 20 % and 70 % of the keys and a server killed at 40 %. */
-    private void sendEverything(RedisServer store, Path war, ServerProcess.Kind[] kinds, int[] ports,
+    /** The load, with the store restarted at 20 % and 70 % of the keys and a server killed at 40 %. */
+    private void sendEverything(ChaosStore store, Path war, ServerProcess.Kind[] kinds, int[] ports,
                                 ServerProcess[] running) throws Exception {
         ScheduledExecutorService timer = Executors.newScheduledThreadPool(8);
         Semaphore inFlight = new Semaphore(options.inFlight());
@@ -180,7 +181,7 @@ public final class ChaosRun {
             for (int n = 1; n <= options.keys(); n++) {
                 int progress = n * 100 / options.keys();
                 if (n == Math.max(1, options.keys() / 5) || n == options.keys() * 7 / 10) {
-                    restartRedis(store);
+                    restartStore(store);
                 } else if (n == options.keys() * 2 / 5) {
                     int victim = ThreadLocalRandom.current().nextInt(2);
                     killedInstances.add(instance(servers[victim]));
@@ -188,7 +189,7 @@ public final class ChaosRun {
                     killedAt = Instant.now();
                     events.add(String.format("%.1f s: %s killed (kill -9)", seconds(), kinds[victim]));
                     serverRestart = CompletableFuture.runAsync(() -> {
-                        running[victim] = ServerProcess.startForTests(kinds[victim], List.of(war), ports[victim]);
+                        running[victim] = store.startServer(kinds[victim], war, ports[victim]);
                         events.add(String.format("%.1f s: %s back", seconds(), kinds[victim]));
                     });
                 }
@@ -220,9 +221,9 @@ public final class ChaosRun {
         }
     }
 
-    private void restartRedis(RedisServer store) {
-        store.restart(); // kill -9, then the same port, the append-only file read back
-        events.add(String.format("%.1f s: Redis killed and restarted", seconds()));
+    private void restartStore(ChaosStore store) {
+        store.restart();
+        events.add(String.format("%.1f s: the store killed and restarted", seconds()));
     }
 
     /** Retries every key that has no answer yet (409, 503, the killed server) until it has one. */
@@ -270,7 +271,7 @@ public final class ChaosRun {
                 });
     }
 
-    private Report report(RedisServer store, RedisServer ledger, Duration duration) {
+    private Report report(ChaosStore store, RedisServer ledger, Duration duration) {
         Map<String, Integer> answers = new TreeMap<>();
         Map<Integer, Integer> executionsPerKey = new TreeMap<>();
         int answered = 0;
@@ -322,9 +323,9 @@ public final class ChaosRun {
                 }
             }
         }
-        int[] redisKeys = scanStore(store);
+        int[] records = store.scan();
         return new Report(options.keys(), requests.get(), duration, answers, executionsPerKey, answered, unanswered,
-                duplicatesAtKill, unexplained, replays, identical, differing, redisKeys[0], redisKeys[1], unexpected5xx,
+                duplicatesAtKill, unexplained, replays, identical, differing, records[0], records[1], unexpected5xx,
                 events);
     }
 
@@ -344,28 +345,6 @@ public final class ChaosRun {
             }
         }
         return true;
-    }
-
-    /** {keys without TTL, records in progress} among Idemkey's keys in the store Redis. */
-    private static int[] scanStore(RedisServer store) {
-        int withoutTtl = 0;
-        int inProgress = 0;
-        try (Jedis jedis = store.client()) {
-            String cursor = ScanParams.SCAN_POINTER_START;
-            do {
-                ScanResult<String> page = jedis.scan(cursor, new ScanParams().count(1000));
-                for (String key : page.getResult()) {
-                    if (jedis.pttl(key) < 0) {
-                        withoutTtl++;
-                    }
-                    if ("P".equals(RedisRecords.state(jedis, key))) {
-                        inProgress++;
-                    }
-                }
-                cursor = page.getCursor();
-            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-        }
-        return new int[]{withoutTtl, inProgress};
     }
 
     private String instance(URI server) {

@@ -30,7 +30,18 @@ public final class LibertyServer extends ChildProcessServer {
                                List<String> extraFeatures) {
         Path serverXml = Path.of(System.getProperty("liberty.serverXml", "../liberty/server.xml"));
         try {
-            return start(wars, port, systemProperties, extraFeatures, Files.readString(serverXml), false);
+            return start(wars, port, systemProperties, extraFeatures, Files.readString(serverXml), false, "");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** As {@link #start}, with more configuration in the override ({@code <dataSource>}, say). */
+    static LibertyServer startWithConfig(List<Path> wars, int port, Map<String, String> systemProperties,
+                                         List<String> extraFeatures, String extraConfig) {
+        Path serverXml = Path.of(System.getProperty("liberty.serverXml", "../liberty/server.xml"));
+        try {
+            return start(wars, port, systemProperties, extraFeatures, Files.readString(serverXml), false, extraConfig);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -44,7 +55,7 @@ public final class LibertyServer extends ChildProcessServer {
     static LibertyServer startWithThirdPartyApis(List<Path> wars, int port, List<String> extraFeatures) {
         Path serverXml = Path.of(System.getProperty("liberty.serverXml", "../liberty/server.xml"));
         try {
-            return start(wars, port, Map.of(), extraFeatures, Files.readString(serverXml), true);
+            return start(wars, port, Map.of(), extraFeatures, Files.readString(serverXml), true, "");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -57,11 +68,12 @@ public final class LibertyServer extends ChildProcessServer {
                 + "</featureManager>\n"
                 + "  <httpEndpoint id=\"defaultHttpEndpoint\" host=\"*\" httpPort=\"${http.port}\" httpsPort=\"${https.port}\"/>\n"
                 + "  <applicationManager autoExpand=\"true\"/>\n"
-                + "  <logging consoleLogLevel=\"INFO\"/>\n</server>\n", false);
+                + "  <logging consoleLogLevel=\"INFO\"/>\n</server>\n", false, "");
     }
 
     private static LibertyServer start(List<Path> wars, int port, Map<String, String> systemProperties,
-                                       List<String> extraFeatures, String serverXml, boolean thirdPartyApis) {
+                                       List<String> extraFeatures, String serverXml, boolean thirdPartyApis,
+                                       String extraConfig) {
         Path wlp = Path.of(System.getProperty("liberty.wlpHome", "target/liberty/wlp"));
         if (!Files.isExecutable(wlp.resolve("bin/server"))) {
             throw new IllegalStateException("No Open Liberty at " + wlp.toAbsolutePath()
@@ -91,9 +103,10 @@ public final class LibertyServer extends ChildProcessServer {
                       <variable name="http.port" value="%d"/>
                       <variable name="https.port" value="%d"/>
                       %s
+                      %s
                     </server>
                     """.formatted(extraFeatures.stream().map(f -> "<feature>" + f + "</feature>").collect(Collectors.joining()),
-                    port, ServerProcess.freePort(), applications));
+                    port, ServerProcess.freePort(), applications, extraConfig));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -13,11 +13,17 @@ public final class PayaraMicroServer extends ChildProcessServer {
     }
 
     static PayaraMicroServer start(List<Path> wars, int port, Map<String, String> systemProperties) {
+        return start(wars, port, systemProperties, List.of());
+    }
+
+    /** @param options more command-line options ({@code --addLibs driver.jar}) */
+    static PayaraMicroServer start(List<Path> wars, int port, Map<String, String> systemProperties, List<String> options) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         systemProperties.forEach((name, value) -> command.add("-D" + name + "=" + value));
         command.addAll(List.of("-jar", System.getProperty("payara.microJar", "target/payara-micro.jar"),
                 "--nocluster", "--port", Integer.toString(port)));
+        command.addAll(options);
         for (Path war : wars) {
             command.add("--deploy");
             command.add(war.toString());

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -52,6 +54,53 @@ public interface ServerProcess extends AutoCloseable {
         return switch (kind) {
             case PAYARA -> PayaraMicroServer.start(wars, port, Map.of());
             case LIBERTY -> LibertyServer.start(wars, port, Map.of(), List.of("appSecurity-5.0"));
+        };
+    }
+
+    /**
+     * A server of this run's kind for the test applications, with the DataSource {@code jdbc/idemkey}
+     * on a PostgreSQL: {@link #startWithPostgres}, plus Jakarta Security on Open Liberty.
+     */
+    static ServerProcess startForTestsWithPostgres(Kind kind, List<Path> wars, int port, int postgresPort) {
+        return startWithPostgres(kind, wars, port, Map.of(), postgresPort, List.of("appSecurity-5.0"));
+    }
+
+    /**
+     * A server with the DataSource {@code jdbc/idemkey} on a PostgreSQL on this machine, configured
+     * the way each server's users do it: on Payara Micro a JDBC connection pool (connections
+     * validated when handed out, so that the pool recovers from a database restart) and resource
+     * created by post-boot commands, the driver added with {@code --addLibs}; on Open Liberty a
+     * {@code <dataSource>} with the driver as a {@code <library>} (feature jdbc-4.3).
+     */
+    static ServerProcess startWithPostgres(Kind kind, List<Path> wars, int port, Map<String, String> systemProperties,
+                                           int postgresPort, List<String> extraLibertyFeatures) {
+        String driver = Path.of(System.getProperty("postgresql.driverJar", "target/postgresql.jar")).toAbsolutePath().toString();
+        return switch (kind) {
+            case PAYARA -> {
+                Path commands;
+                try {
+                    commands = Files.createTempFile("idemkey-postboot-", ".asadmin");
+                    Files.writeString(commands, """
+                            create-jdbc-connection-pool --datasourceclassname org.postgresql.ds.PGSimpleDataSource --restype javax.sql.DataSource --isconnectvalidatereq=true --validationmethod=custom-validation --validationclassname=org.glassfish.api.jdbc.validation.PostgresConnectionValidation --failconnection=true --property user=postgres:password=unused:serverName=127.0.0.1:portNumber=%d:databaseName=postgres idemkey-pool
+                            create-jdbc-resource --connectionpoolid idemkey-pool jdbc/idemkey
+                            """.formatted(postgresPort));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                yield PayaraMicroServer.start(wars, port, systemProperties,
+                        List.of("--addLibs", driver, "--postbootcommandfile", commands.toString()));
+            }
+            case LIBERTY -> {
+                List<String> features = new ArrayList<>(extraLibertyFeatures);
+                features.add("jdbc-4.3");
+                yield LibertyServer.startWithConfig(wars, port, systemProperties, features, """
+                        <library id="postgresql"><file name="%s"/></library>
+                        <dataSource id="idemkey" jndiName="jdbc/idemkey">
+                          <jdbcDriver libraryRef="postgresql"/>
+                          <properties.postgresql serverName="127.0.0.1" portNumber="%d" databaseName="postgres" user="postgres" password="unused"/>
+                        </dataSource>
+                        """.formatted(driver, postgresPort));
+            }
         };
     }
 

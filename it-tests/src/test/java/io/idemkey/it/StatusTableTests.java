@@ -1,7 +1,6 @@
 package io.idemkey.it;
 
 import io.idemkey.testing.RedisMonitor;
-import io.idemkey.testing.RedisServer;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 
@@ -352,30 +351,79 @@ abstract class StatusTableTests {
     }
 
     @Test
-    void firstExecutionCostsTwoRedisRoundTripsConflictOneCachedReplayNone() throws Exception {
+    void firstExecutionCostsTwoStoreRoundTripsConflictOneCachedReplayNone() throws Exception {
         http.postJson("guarded/echo", Http.newKey(), "{}"); // scripts cached, connections open
-        try (RedisMonitor monitor = RedisMonitor.start(TestRedis.get())) {
+        try (StoreCalls calls = countStoreCalls()) {
+            String call = calls.name();
             String key = Http.newKey();
             http.postJson("guarded/echo", key, "{}");
-            assertEquals(List.of("evalsha", "evalsha"), monitor.takeClientCommands(), "first: acquire + complete");
+            assertEquals(List.of(call, call), calls.take(), "first: acquire + complete");
             http.postJson("guarded/echo", key, "{}");
-            assertEquals(List.of(), monitor.takeClientCommands(), "replay: from this server's cache of completed records");
+            assertEquals(List.of(), calls.take(), "replay: from this server's cache of completed records");
 
             String slow = Http.newKey();
             var first = CompletableFuture.supplyAsync(() -> http.post("guarded/slow?millis=300", slow));
             http.awaitExecution(slow);
-            monitor.takeClientCommands();
+            calls.take();
             assertEquals(409, http.post("guarded/slow?millis=300", slow).statusCode());
-            assertEquals(List.of("evalsha"), monitor.takeClientCommands(), "conflict: acquire only");
+            assertEquals(List.of(call), calls.take(), "conflict: acquire only");
             first.get();
         }
     }
 
+    /** The application's calls to its store, counted from its start: one entry per round trip. */
+    interface StoreCalls extends AutoCloseable {
+
+        /** The name of each round trip Idemkey makes ({@code evalsha}: one Lua script). */
+        String name();
+
+        /** The round trips since the last call. */
+        List<String> take();
+
+        @Override
+        void close();
+    }
+
+    /** Counts the Redis commands the application sends (MONITOR); a subclass on another store counts its calls. */
+    StoreCalls countStoreCalls() {
+        return redisCalls();
+    }
+
+    /** The commands the shared test Redis receives from clients (MONITOR). */
+    static StoreCalls redisCalls() {
+        RedisMonitor monitor = RedisMonitor.start(TestRedis.get());
+        return new StoreCalls() {
+            @Override
+            public String name() {
+                return "evalsha";
+            }
+
+            @Override
+            public List<String> take() {
+                return monitor.takeClientCommands();
+            }
+
+            @Override
+            public void close() {
+                monitor.close();
+            }
+        };
+    }
+
+    /** Stops the application's store (an outage); a subclass on another store stops that one. */
+    void stopStore() {
+        TestRedis.get().stop();
+    }
+
+    /** Brings the store back, with its records. */
+    void restartStore() {
+        TestRedis.get().restart();
+    }
+
     @Test
     void storeUnreachableFailsClosedWith503AndTheMethodDoesNotRun() {
-        RedisServer redis = TestRedis.get();
         String key = Http.newKey();
-        redis.stop();
+        stopStore();
         try {
             long start = System.nanoTime();
             HttpResponse<String> response = http.postJson("guarded/payments", key, "{\"name\":\"n\"}");
@@ -390,11 +438,11 @@ abstract class StatusTableTests {
             assertEquals(200, open.statusCode(), "fail-open endpoints run unprotected");
             assertEquals(1, http.executions("open:" + openKey));
         } finally {
-            redis.restart();
+            restartStore();
         }
         assertEquals(0, http.executions(key));
         HttpResponse<String> afterRecovery = http.postJson("guarded/payments", key, "{\"name\":\"n\"}");
-        assertEquals(201, afterRecovery.statusCode(), "the first request after Redis returns succeeds");
+        assertEquals(201, afterRecovery.statusCode(), "the first request after the store returns succeeds");
         assertEquals(1, http.executions(key));
     }
 

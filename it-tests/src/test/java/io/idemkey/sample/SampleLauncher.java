@@ -1,6 +1,7 @@
 package io.idemkey.sample;
 
 import io.idemkey.it.ServerProcess;
+import io.idemkey.testing.PostgresServer;
 import io.idemkey.testing.RedisServer;
 
 import java.net.http.HttpClient;
@@ -19,10 +20,15 @@ import java.util.UUID;
  * {@code -Dsample.server=liberty}: against
  * {@code idempotency.redis.url} when given (system property or {@code IDEMPOTENCY_REDIS_URL}), else
  * against a private {@code redis-server} when one is installed, else on the in-memory store (and
- * says so loudly). Prints curl lines that show a first call, a replay, a 422 and a 409, then runs
- * until stopped (Ctrl-C).
+ * says so loudly). With {@code -Dsample.store=jdbc}: orders and Idemkey's records in one private
+ * PostgreSQL (the server's DataSource {@code jdbc/idemkey}), committed together. Prints curl lines
+ * that show a first call, a replay, a 422 and a 409, then runs until stopped (Ctrl-C).
  */
 public final class SampleLauncher {
+
+    /** The sample's PostgreSQL mode: orders and records in the server's DataSource {@code jdbc/idemkey}. */
+    public static final Map<String, String> POSTGRES_MODE = Map.of("idempotency.store", "jdbc",
+            "idempotency.jdbc.datasource", "jdbc/idemkey", "sample.orders.datasource", "jdbc/idemkey");
 
     private SampleLauncher() {
     }
@@ -38,7 +44,13 @@ public final class SampleLauncher {
         Map<String, String> config = new LinkedHashMap<>();
         String redisUrl = System.getProperty("idempotency.redis.url", System.getenv("IDEMPOTENCY_REDIS_URL"));
         String store;
-        if (redisUrl != null && !redisUrl.isBlank()) {
+        PostgresServer postgres = null;
+        if ("jdbc".equals(System.getProperty("sample.store"))) {
+            postgres = PostgresServer.start();
+            config.putAll(POSTGRES_MODE);
+            store = "a private PostgreSQL on port " + postgres.port() + " (orders and idempotency records in one"
+                    + " transaction; psql -h 127.0.0.1 -p " + postgres.port() + " -U postgres)";
+        } else if (redisUrl != null && !redisUrl.isBlank()) {
             config.put("idempotency.redis.url", redisUrl);
             store = "Redis at " + redisUrl.replaceAll("//[^@/]*@", "//***@");
         } else if (redisServerInstalled()) {
@@ -59,7 +71,8 @@ public final class SampleLauncher {
         }
         String serverName = kind == ServerProcess.Kind.PAYARA ? "Payara Micro" : "Open Liberty";
         System.out.println("Starting the Idemkey sample on " + serverName + " (port " + port + ") with " + store + " ...");
-        ServerProcess server = ServerProcess.start(kind, List.of(war), port, config);
+        ServerProcess server = postgres == null ? ServerProcess.start(kind, List.of(war), port, config)
+                : ServerProcess.startWithPostgres(kind, List.of(war), port, config, postgres.port(), List.of());
         Runtime.getRuntime().addShutdownHook(new Thread(server::kill));
         HttpResponse<Void> orders = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                 server.uri("idemkey-sample").resolve("api/orders")).build(), HttpResponse.BodyHandlers.discarding());

@@ -1,11 +1,19 @@
 package io.idemkey.it.app;
 
 import io.idemkey.IdempotencyKey;
+import jakarta.transaction.Transactional;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 
 /**
  * The benchmark's endpoints: a no-op without and with {@code @IdempotencyKey}, and answers of about
@@ -28,6 +36,24 @@ public class BenchResource {
     @Path("guarded")
     @IdempotencyKey
     public String guarded(String body) {
+        return NO_OP;
+    }
+
+    /**
+     * The no-op's effect as a row, written in the method's transaction through the DataSource
+     * {@code jdbc/idemkey} (the benchmark's JDBC section creates the table {@code bench_effects}).
+     */
+    @POST
+    @Path("transactional")
+    @IdempotencyKey
+    @Transactional
+    public String transactional(String body) throws NamingException, SQLException {
+        DataSource dataSource = (DataSource) new InitialContext().lookup("jdbc/idemkey");
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement insert = connection.prepareStatement("INSERT INTO bench_effects (body) VALUES (?)")) {
+            insert.setString(1, body);
+            insert.executeUpdate();
+        }
         return NO_OP;
     }
 

@@ -1,0 +1,194 @@
+package io.idemkey.it;
+
+import io.idemkey.it.app.ExactlyOnceResource;
+import io.idemkey.testing.PostgresServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Exactly-once effects with the JDBC store, on a real server with a real PostgreSQL: the guarded
+ * method's effect is a row written in its {@code @Transactional} method through the same DataSource
+ * as the idempotency records, so the record commits with the effect or not at all. The same crash
+ * on the Redis store shows the window this closes. The server of this run is started by the test
+ * (it must crash), with the DataSource configured the way its users configure one.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ExactlyOnceIT {
+
+    private static final String CHARGE = "exactly-once/charge";
+    private static PostgresServer postgres;
+    private static List<Path> wars;
+    private static int port;
+    private static ServerProcess server;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        postgres = PostgresServer.start();
+        postgres.execute(ExactlyOnceResource.ddl());
+        Path directory = Files.createTempDirectory("idemkey-exactly-once");
+        wars = List.of(
+                Deployments.export(directory, Deployments.guardedApp("once", Map.of("idempotency.store", "jdbc",
+                        "idempotency.jdbc.datasource", ExactlyOnceResource.DATA_SOURCE))),
+                Deployments.export(directory, Deployments.guardedApp("once-redis", Map.of())));
+        port = ServerProcess.freePort();
+        server = start();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        if (server != null) {
+            server.close();
+        }
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    private static ServerProcess start() {
+        ServerProcess started = ServerProcess.startForTestsWithPostgres(ServerProcess.Kind.ofThisRun(), wars, port, postgres.port());
+        assertFalse(started.log().contains("FAILURE"), "a boot command failed: " + started.logFile());
+        return started;
+    }
+
+    @Test
+    @Order(1)
+    void aRequestThatLostItsLeaseRollsBackItsEffectAndTheWinnersResponseIsReplayed() throws Exception {
+        Http http = new Http(server.uri("once"));
+        String key = Http.newKey();
+        CompletableFuture<HttpResponse<String>> slow = CompletableFuture.supplyAsync(() -> http.send(charge(http, key, "hold")));
+        await().atMost(Duration.ofSeconds(30)).until(() -> http.get("exactly-once/held?key=" + key).body().equals("true"));
+
+        // The slow request pauses past its lease (a long GC pause, a stalled network): its record expires.
+        assertEquals(1, postgres.queryLong("WITH expired AS (UPDATE idempotency_keys SET expires_at = now() - INTERVAL"
+                + " '1 second' WHERE record_key LIKE '%' || ? AND NOT completed RETURNING 1) SELECT count(*) FROM expired", key));
+        HttpResponse<String> winner = http.send(charge(http, key, null));
+        assertEquals(201, winner.statusCode(), winner.body());
+        assertEquals(1, effects(key));
+
+        http.send(http.request("exactly-once/resume?key=" + key).POST(HttpRequest.BodyPublishers.noBody()).build());
+        HttpResponse<String> loser = slow.get(60, TimeUnit.SECONDS);
+        assertEquals(409, loser.statusCode(), loser.body());
+        assertEquals("https://idemkey.io/problems/key-taken-over", Http.json(loser).getString("type"));
+        assertEquals(1, effects(key), "the loser's effect was rolled back");
+
+        HttpResponse<String> retry = http.send(charge(http, key, null));
+        assertEquals(201, retry.statusCode());
+        assertEquals(winner.body(), retry.body());
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(1, effects(key));
+    }
+
+    @Test
+    @Order(2)
+    void aRefusalByExceptionRollsBackItsEffectAndIsRecordedAndReplayed() throws Exception {
+        Http http = new Http(server.uri("once"));
+        String key = Http.newKey();
+        HttpResponse<String> refused = http.send(charge(http, key, "refuse"));
+        assertEquals(402, refused.statusCode(), refused.body());
+        assertEquals(0, effects(key), "the transaction rolled back");
+        HttpResponse<String> retry = http.send(charge(http, key, null));
+        assertEquals(402, retry.statusCode());
+        assertEquals(refused.body(), retry.body());
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(0, effects(key));
+    }
+
+    @Test
+    @Order(3)
+    void aServerErrorRollsBackItsEffectAndReleasesTheKeySoTheRetryRuns() throws Exception {
+        Http http = new Http(server.uri("once"));
+        String key = Http.newKey();
+        assertEquals(500, http.send(charge(http, key, "fail")).statusCode());
+        assertEquals(0, effects(key));
+        HttpResponse<String> retry = http.send(charge(http, key, null));
+        assertEquals(201, retry.statusCode(), retry.body());
+        assertTrue(retry.headers().firstValue("Idempotent-Replayed").isEmpty());
+        assertEquals(1, effects(key));
+    }
+
+    /**
+     * An exception no mapper handles: the key is released before the error goes out, outside the
+     * transaction that rolls back (a release written in it would be undone, and the retry refused).
+     */
+    @Test
+    @Order(4)
+    void anUnmappedExceptionRollsBackItsEffectAndTheKeyIsFreeAtOnce() {
+        Http http = new Http(server.uri("once"));
+        String key = Http.newKey();
+        assertEquals(500, http.send(charge(http, key, "explode")).statusCode());
+        assertEquals(0, effects(key));
+        HttpResponse<String> retry = http.send(charge(http, key, null));
+        assertEquals(201, retry.statusCode(), retry.body());
+        assertEquals(1, effects(key));
+    }
+
+    /**
+     * The server halts right after the transaction committed, before any response: with the JDBC
+     * store the record committed with the effect, so after the restart the retry is replayed; with
+     * the Redis store the record was never completed, so once its lease ran out the retry ran again.
+     */
+    @Test
+    @Order(5)
+    void aCrashRightAfterTheCommitIsReplayedOnTheJdbcStoreAndRunsTwiceOnRedis() throws Exception {
+        String jdbcKey = Http.newKey();
+        crash("once", jdbcKey);
+        server = start();
+        Http jdbc = new Http(server.uri("once"));
+        HttpResponse<String> retry = jdbc.send(charge(jdbc, jdbcKey, null));
+        assertEquals(201, retry.statusCode(), retry.body());
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(1, effects(jdbcKey), "exactly one effect");
+
+        String redisKey = Http.newKey();
+        crash("once-redis", redisKey);
+        server = start();
+        Http redis = new Http(server.uri("once-redis"));
+        HttpResponse<String>[] last = new HttpResponse[1];
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> {
+            last[0] = redis.send(charge(redis, redisKey, null));
+            return last[0].statusCode() != 409; // the crashed request's lease holds the key for lockTtlSeconds
+        });
+        assertEquals(201, last[0].statusCode(), last[0].body());
+        assertTrue(last[0].headers().firstValue("Idempotent-Replayed").isEmpty());
+        assertEquals(2, effects(redisKey), "the Redis store's window: the effect committed, the record did not");
+    }
+
+    private static void crash(String context, String key) throws InterruptedException {
+        Http http = new Http(server.uri(context));
+        assertThrows(RuntimeException.class, () -> http.send(charge(http, key, "crash")), "the server halts under the request");
+        server.await();
+        assertEquals(1, effects(key), "the effect committed before the crash");
+    }
+
+    private static HttpRequest charge(Http http, String key, String then) {
+        HttpRequest.Builder request = http.request(CHARGE).header(Http.KEY, key);
+        if (then != null) {
+            request.header("X-Then", then);
+        }
+        return request.POST(HttpRequest.BodyPublishers.noBody()).build();
+    }
+
+    private static long effects(String key) {
+        return postgres.queryLong("SELECT count(*) FROM effects WHERE idem_key = ?", key);
+    }
+}

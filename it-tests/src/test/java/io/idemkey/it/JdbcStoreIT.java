@@ -1,0 +1,172 @@
+package io.idemkey.it;
+
+import io.idemkey.core.RecordKey;
+import io.idemkey.testing.PostgresServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The HTTP contract with {@code idempotency.store=jdbc}: the whole status table and seed 002's seven
+ * scenarios, on a server of this run's kind with the DataSource configured the way its users
+ * configure one, and a private PostgreSQL the test can stop. Then what is the JDBC store's own: the
+ * table created at deployment, records as rows, expired rows cleaned up, and an outage that behaves
+ * as a Redis outage does (fail-closed 503, fail-open runs, recovery without a restart).
+ */
+class JdbcStoreIT {
+
+    /** The store's configuration in every application here. */
+    static final Map<String, String> JDBC = Map.of("idempotency.store", "jdbc",
+            "idempotency.jdbc.datasource", "jdbc/idemkey", "idempotency.jdbc.timeout-seconds", "1",
+            "idempotency.jdbc.cleanup-interval-seconds", "1", "idempotency.jdbc.cleanup-batch-size", "100");
+
+    private static PostgresServer postgres;
+    private static ServerProcess server;
+    private Http http;
+
+    @BeforeAll
+    static void start() throws Exception {
+        postgres = PostgresServer.start();
+        PostgresStatements.enable(postgres);
+        Path directory = Files.createTempDirectory("idemkey-jdbc");
+        Path war = Deployments.export(directory, StatusTableTests.deployment(JDBC));
+        server = ServerProcess.startForTestsWithPostgres(ServerProcess.Kind.ofThisRun(), List.of(war),
+                ServerProcess.freePort(), postgres.port());
+        assertFalse(server.log().contains("FAILURE"), "a boot command failed: " + server.logFile());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    @BeforeEach
+    void client() {
+        http = new Http(server.uri(StatusTableTests.CONTEXT));
+    }
+
+    @Nested
+    class StatusTable extends StatusTableTests {
+
+        @BeforeEach
+        void client() {
+            http = new Http(server.uri(CONTEXT));
+        }
+
+        @Override
+        boolean validatesBeans() {
+            return true;
+        }
+
+        @Override
+        StoreCalls countStoreCalls() {
+            return PostgresStatements.count(postgres);
+        }
+
+        @Override
+        void stopStore() {
+            postgres.stop();
+        }
+
+        @Override
+        void restartStore() {
+            postgres.restart();
+        }
+    }
+
+    @Nested
+    class SeedScenarios extends SeedScenarioTests {
+
+        @BeforeEach
+        void client() {
+            http = new Http(server.uri(StatusTableTests.CONTEXT));
+        }
+
+        @Override
+        void assertRecordCompletedForADay(String key) {
+            try {
+                assertCompletedRowForADay(key);
+            } catch (SQLException e) {
+                throw new AssertionError(e);
+            }
+        }
+
+        @Override
+        ServerProcess startPodA(Path war) {
+            return ServerProcess.startForTestsWithPostgres(ServerProcess.Kind.ofThisRun(), List.of(war),
+                    ServerProcess.freePort(), postgres.port());
+        }
+
+        @Override
+        Map<String, String> podAConfig() {
+            return JDBC;
+        }
+
+        @Override
+        void stopStore() {
+            postgres.stop();
+        }
+
+        @Override
+        void restartStore() {
+            postgres.restart();
+        }
+    }
+
+    @Test
+    void theTableIsCreatedAtDeploymentAndAFirstRequestLeavesOneCompletedRowForTtlHours() throws SQLException {
+        String key = Http.newKey();
+        assertEquals(201, http.postJson("guarded/payments", key, "{\"name\":\"order-42\",\"amount\":1999}").statusCode());
+        assertCompletedRowForADay(key);
+    }
+
+    @Test
+    void expiredRowsAreDeletedInTheBackgroundAndCounted() throws SQLException {
+        long before = http.metric("idempotency.expired.deleted");
+        postgres.execute("INSERT INTO idempotency_keys SELECT 'expired-' || i, TRUE, '\\x01', 'o', NULL,"
+                + " now() - INTERVAL '1 second' FROM generate_series(1, 1000) i");
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                postgres.queryLong("SELECT count(*) FROM idempotency_keys WHERE record_key LIKE 'expired-%'") == 0);
+        assertTrue(http.metric("idempotency.expired.deleted") >= before + 1000);
+        assertTrue(server.log().contains("expired records from JdbcIdempotencyStore[idempotency_keys] in"), "logged");
+    }
+
+    private static void assertCompletedRowForADay(String key) throws SQLException {
+        try (Connection connection = postgres.dataSource().getConnection();
+             PreparedStatement row = connection.prepareStatement("SELECT completed,"
+                     + " EXTRACT(EPOCH FROM expires_at - now()) FROM idempotency_keys WHERE record_key = ?")) {
+            row.setString(1, RecordKey.of("idempotency:", "", key));
+            try (ResultSet found = row.executeQuery()) {
+                assertTrue(found.next(), "one row for the key");
+                assertTrue(found.getBoolean(1), "completed");
+                double seconds = found.getDouble(2);
+                assertTrue(seconds > 23 * 3600 && seconds <= 24 * 3600, "expires after ttlHours: " + seconds);
+                assertFalse(found.next());
+            }
+        }
+    }
+}
