@@ -237,11 +237,13 @@ public final class BenchmarkRun {
             PostgresStatements.enable(postgres);
             postgres.execute("CREATE TABLE bench_effects (id BIGSERIAL PRIMARY KEY, body TEXT NOT NULL)");
             Path directory = Files.createTempDirectory("idemkey-bench-jdbc");
+            // the slow request a conflict meets holds its lease without a renewal while statements are counted
+            String slowLease = "io.idemkey.it.app.GuardedResource/slow/IdempotencyKey/lockTtlSeconds";
             Map<String, String> jdbc = Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey",
-                    "idempotency.replay-cache-bytes", "0");
+                    "idempotency.replay-cache-bytes", "0", slowLease, "30");
             Path seed003 = directory.resolve("bench-seed003.war");
             Deployments.guardedApp("bench-seed003", Map.of("idempotency.store", "custom",
-                            "bench.seed003.datasource", "jdbc/idemkey", "idempotency.replay-cache-bytes", "0"))
+                            "bench.seed003.datasource", "jdbc/idemkey", "idempotency.replay-cache-bytes", "0", slowLease, "30"))
                     .deleteClass(CheckThenLockStore.class).addClass(Seed003Store.class)
                     .as(ZipExporter.class).exportTo(seed003.toFile(), true);
             List<Path> wars = List.of(war(directory, "bench-jdbc", jdbc), seed003,
