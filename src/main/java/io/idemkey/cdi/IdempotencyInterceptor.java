@@ -90,17 +90,18 @@ public class IdempotencyInterceptor {
     }
 
     /**
-     * Where the method ran in a JTA transaction and the store can join it (the JDBC store on the
-     * application's DataSource), records the response right now, inside that transaction: the record
-     * commits with the method's effects or not at all, so a crash after the commit cannot let a retry
-     * run again. If the key's lease was lost meanwhile (the record expired, perhaps taken over by
-     * another request), the transaction is rolled back and the client gets 409; if the store cannot
-     * be reached, 503. Whatever is recorded, and when: an outcome whose transaction rolls back is
-     * never recorded as it was answered (its effects are gone), and its key is released.
+     * Where the method ran in a JTA transaction: an outcome whose transaction rolls back is never
+     * recorded as it was answered (its effects are gone), whatever the store; its key is released so
+     * that a retry runs again. Where the store can also join the transaction (the JDBC store on the
+     * application's DataSource), the response is recorded right now, inside it: the record commits
+     * with the method's effects or not at all, so a crash after the commit cannot let a retry run
+     * again. If the key's lease was lost meanwhile (the record expired, perhaps taken over by another
+     * request), the transaction is rolled back and the client gets 409; if the store cannot be
+     * reached, 503.
      */
     private void recordInTransaction(GuardedRequest guarded, Object result) {
         Transactions transactions = runtime.transactions();
-        if (!runtime.store().joinsTransactions() || !transactions.present()) {
+        if (!transactions.present()) {
             return;
         }
         Execution execution = guarded.execution();
@@ -109,7 +110,7 @@ public class IdempotencyInterceptor {
             return;
         }
         transactions.afterCompletion(execution::transactionEnded); // registered before anything is written
-        if (!execution.recordable(ResultRenderer.status(result))) {
+        if (!runtime.store().joinsTransactions() || !execution.recordable(ResultRenderer.status(result))) {
             return;
         }
         Optional<StoredResponse> response = guarded.render(result);

@@ -113,9 +113,7 @@ public class IdempotencyRuntime {
             scheduler.everyInterval(settings.jdbc().cleanupInterval(),
                     new ExpiredRowsCleanup(table, settings.jdbc().cleanupBatchSize(), engine.metrics()));
         }
-        if (store.joinsTransactions()) {
-            transactions = jta();
-        }
+        transactions = jta();
         fingerprint = new Fingerprint();
         LOG.info(() -> "Idemkey started: " + settings);
     }
@@ -176,7 +174,7 @@ public class IdempotencyRuntime {
         return tracer;
     }
 
-    /** The JTA transactions of the server, where the store can join them; else {@link Transactions#NONE}. */
+    /** The JTA transactions of the server; {@link Transactions#NONE} where it has none. */
     Transactions transactions() {
         return transactions;
     }
@@ -186,8 +184,8 @@ public class IdempotencyRuntime {
         try {
             return JtaTransactions.lookup();
         } catch (LinkageError noJtaApi) {
-            LOG.info(() -> "Idemkey: no JTA API here (" + noJtaApi + "): responses are recorded after the method's"
-                    + " effects, never together with them");
+            LOG.info(() -> "Idemkey: no JTA API here (" + noJtaApi + "): a guarded method's transaction is not"
+                    + " looked at (a response is never recorded together with the method's effects)");
             return Transactions.NONE;
         }
     }

@@ -28,8 +28,8 @@ final class JtaTransactions implements Transactions {
         try {
             return new JtaTransactions((TransactionSynchronizationRegistry) new InitialContext().lookup(REGISTRY));
         } catch (NamingException | ClassCastException | LinkageError e) {
-            LOG.info(() -> "Idemkey: no JTA transactions here (" + e + "): responses are recorded after the"
-                    + " method's effects, never together with them");
+            LOG.info(() -> "Idemkey: no JTA transactions here (" + e + "): a guarded method's transaction is not"
+                    + " looked at (a response is never recorded together with the method's effects)");
             return NONE;
         }
     }

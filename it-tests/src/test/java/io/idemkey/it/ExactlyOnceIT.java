@@ -8,6 +8,8 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -139,6 +141,25 @@ class ExactlyOnceIT {
         assertEquals(0, effects(key));
         HttpResponse<String> retry = http.send(charge(http, key, null));
         assertEquals(201, retry.statusCode(), retry.body());
+        assertEquals(1, effects(key));
+    }
+
+    /**
+     * A transaction marked rollback-only whose method still answers 201: the container rolls it back
+     * silently and the client gets the 201, but the effect is gone, so the answer is not recorded and
+     * a retry runs again, on either store.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"once", "once-redis"})
+    @Order(4)
+    void anAnswerWhoseTransactionRolledBackIsNotRecordedAndTheRetryRuns(String context) {
+        Http http = new Http(server.uri(context));
+        String key = Http.newKey();
+        assertEquals(201, http.send(charge(http, key, "rollback-only")).statusCode());
+        assertEquals(0, effects(key), "rolled back");
+        HttpResponse<String> retry = http.send(charge(http, key, null));
+        assertEquals(201, retry.statusCode(), retry.body());
+        assertTrue(retry.headers().firstValue("Idempotent-Replayed").isEmpty(), "not a replay of the rolled-back answer");
         assertEquals(1, effects(key));
     }
 

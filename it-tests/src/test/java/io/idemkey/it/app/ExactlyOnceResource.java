@@ -34,7 +34,8 @@ import java.util.concurrent.TimeUnit;
  * part of the request's fingerprint) says what happens after the effect is written: {@code crash}
  * halts the JVM right after the transaction commits, {@code hold} waits until
  * {@code POST exactly-once/resume?key=...}, {@code refuse} answers 402 by an exception (rolled back),
- * {@code fail} answers 500 by an exception, {@code explode} throws one that no ExceptionMapper maps.
+ * {@code fail} answers 500 by an exception, {@code explode} throws one that no ExceptionMapper maps,
+ * {@code rollback-only} marks the transaction rollback-only and answers 201 all the same.
  */
 @Path("exactly-once")
 @RequestScoped
@@ -74,6 +75,8 @@ public class ExactlyOnceResource {
             throw new WebApplicationException(Response.status(402).type(MediaType.TEXT_PLAIN).entity("declined " + effect).build());
         } else if ("fail".equals(then)) {
             throw new WebApplicationException(Response.status(500).type(MediaType.TEXT_PLAIN).entity("failed " + effect).build());
+        } else if ("rollback-only".equals(then)) {
+            registry().setRollbackOnly(); // the container rolls back silently and the 201 goes out
         } else if ("explode".equals(then)) {
             throw new IllegalStateException("exploded after effect " + effect);
         }
