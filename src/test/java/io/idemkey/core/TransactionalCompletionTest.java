@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -99,13 +98,13 @@ class TransactionalCompletionTest {
     }
 
     /** A store whose in-transaction completion takes effect on {@link #commit()} only. */
-    private static final class TransactionalStore implements IdempotencyStore {
+    private static final class TransactionalStore extends FlakyStore {
 
         private final IdempotencyStore delegate;
-        final AtomicInteger renewals = new AtomicInteger();
         private Runnable pending;
 
         TransactionalStore(IdempotencyStore delegate) {
+            super(delegate);
             this.delegate = delegate;
         }
 
@@ -129,36 +128,6 @@ class TransactionalCompletionTest {
 
         void rollback() {
             pending = null;
-        }
-
-        @Override
-        public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
-            return delegate.acquire(recordKey, fingerprint, ownerToken, lockTtl);
-        }
-
-        @Override
-        public boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl) {
-            return delegate.complete(recordKey, ownerToken, response, ttl);
-        }
-
-        @Override
-        public boolean release(String recordKey, String ownerToken) {
-            return delegate.release(recordKey, ownerToken);
-        }
-
-        @Override
-        public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
-            renewals.incrementAndGet();
-            return delegate.renew(recordKey, ownerToken, lockTtl);
-        }
-
-        @Override
-        public boolean isAvailable() {
-            return true;
-        }
-
-        @Override
-        public void close() {
         }
     }
 }

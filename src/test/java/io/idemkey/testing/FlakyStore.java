@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Wraps a real store and makes it unreachable on demand: while {@link #down} is set every operation
  * throws {@link StoreUnavailableException} without reaching the store. Counts the calls that got through.
  */
-public final class FlakyStore implements IdempotencyStore {
+public class FlakyStore implements IdempotencyStore {
 
     private final IdempotencyStore delegate;
     private volatile boolean down;

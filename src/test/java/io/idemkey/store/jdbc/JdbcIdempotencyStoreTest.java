@@ -114,9 +114,7 @@ class JdbcIdempotencyStoreTest extends IdempotencyStoreContract {
     void aDuplicateDoesNotWaitForTheTransactionThatHoldsTheRow() throws SQLException {
         String key = key("held");
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
-        try (Connection transaction = postgres.dataSource().getConnection()) {
-            transaction.setAutoCommit(false);
-            writeEffects(transaction);
+        try (Connection transaction = transactionThatWroteEffects()) {
             assertEquals(TransactionalCompletion.JOINED,
                     inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
             // The row is locked until that transaction ends, longer than the 2 s statement timeout:
@@ -136,9 +134,7 @@ class JdbcIdempotencyStoreTest extends IdempotencyStoreContract {
     void aRecordCompletedInATransactionThatRollsBackIsStillInProgressAndStillItsOwners() throws SQLException {
         String key = key("rolled-back");
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
-        try (Connection transaction = postgres.dataSource().getConnection()) {
-            transaction.setAutoCommit(false);
-            writeEffects(transaction);
+        try (Connection transaction = transactionThatWroteEffects()) {
             assertEquals(TransactionalCompletion.JOINED,
                     inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
             transaction.rollback();
@@ -154,9 +150,7 @@ class JdbcIdempotencyStoreTest extends IdempotencyStoreContract {
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "slow", shortTtl()));
         awaitExpiryInRealTime(System.nanoTime(), shortTtl(),
                 () -> store.acquire(key, FINGERPRINT, "fast", LONG_LOCK) instanceof AcquireResult.Acquired, 5);
-        try (Connection transaction = postgres.dataSource().getConnection()) {
-            transaction.setAutoCommit(false);
-            writeEffects(transaction);
+        try (Connection transaction = transactionThatWroteEffects()) {
             assertEquals(TransactionalCompletion.LOST,
                     inTransaction(transaction).completeInTransaction(key, "slow", RESPONSE, DAY));
             transaction.commit();
@@ -170,9 +164,7 @@ class JdbcIdempotencyStoreTest extends IdempotencyStoreContract {
     void anExpiredRowThatACommittingTransactionHoldsIsReportedInProgressNotWaitedFor() throws SQLException {
         String key = key("held-expired");
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", shortTtl()));
-        try (Connection transaction = postgres.dataSource().getConnection()) {
-            transaction.setAutoCommit(false);
-            writeEffects(transaction);
+        try (Connection transaction = transactionThatWroteEffects()) {
             assertEquals(TransactionalCompletion.JOINED,
                     inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
             sleep(shortTtl().toMillis() + 100); // the in-progress row others see has expired; the owner still commits
@@ -219,7 +211,14 @@ class JdbcIdempotencyStoreTest extends IdempotencyStoreContract {
         assertInstanceOf(AcquireResult.Acquired.class, late.acquire("k", FINGERPRINT, "o", LONG_LOCK));
     }
 
-    /** The method's effects: what gives the transaction an id of its own in the database. */
+    /** A transaction that wrote the method's effects (what gives it an id of its own in the database). */
+    private static Connection transactionThatWroteEffects() throws SQLException {
+        Connection transaction = postgres.dataSource().getConnection();
+        transaction.setAutoCommit(false);
+        writeEffects(transaction);
+        return transaction;
+    }
+
     private static void writeEffects(Connection transaction) throws SQLException {
         try (Statement statement = transaction.createStatement()) {
             statement.execute("SELECT txid_current()");
