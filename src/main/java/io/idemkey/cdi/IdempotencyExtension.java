@@ -1,5 +1,6 @@
 package io.idemkey.cdi;
 
+import io.idemkey.Idempotent;
 import io.idemkey.IdempotencyKey;
 import io.idemkey.config.ConfigLookup;
 import io.idemkey.config.ConfigurationException;
@@ -17,6 +18,7 @@ import jakarta.enterprise.inject.spi.DeploymentException;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.WithAnnotations;
+import jakarta.interceptor.Interceptor;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.lang.reflect.Method;
@@ -57,6 +59,9 @@ public class IdempotencyExtension implements Extension {
     private volatile IdempotencySettings settings;
     private final Map<ResourceMethod, IdempotencyPolicy> policies = new ConcurrentHashMap<>();
     private volatile List<GuardedEndpoint> endpoints = List.of();
+    /** Classes with {@code @Idempotent} methods or {@code @Idempotent.Key} parameters. */
+    private final Set<Class<?>> callTypes = ConcurrentHashMap.newKeySet();
+    private final Map<Method, IdempotentMethod> idempotentMethods = new ConcurrentHashMap<>();
 
     /**
      * The extension of the application this copy of the library belongs to (the jar sits in the
@@ -72,6 +77,10 @@ public class IdempotencyExtension implements Extension {
 
     void collect(@Observes @WithAnnotations(IdempotencyKey.class) ProcessAnnotatedType<?> type) {
         guardedTypes.add(type.getAnnotatedType().getJavaClass());
+    }
+
+    void collectCalls(@Observes @WithAnnotations({Idempotent.class, Idempotent.Key.class}) ProcessAnnotatedType<?> type) {
+        callTypes.add(type.getAnnotatedType().getJavaClass());
     }
 
     /**
@@ -154,10 +163,45 @@ public class IdempotencyExtension implements Extension {
                 }
             }
         }
+        validateCalls(validation, resolver);
         found.sort(Comparator.comparing(GuardedEndpoint::pathTemplate).thenComparing(GuardedEndpoint::httpMethod));
         endpoints = List.copyOf(found);
         guardedTypes.clear();
         deployed = this;
+    }
+
+    /** Every {@code @Idempotent} method: placed where it can be honoured, its policy valid with its overrides. */
+    private void validateCalls(AfterDeploymentValidation validation, PolicyResolver resolver) {
+        for (Class<?> type : callTypes) {
+            if (type.isAnnotationPresent(Idempotent.class) && !type.isAnnotationPresent(Interceptor.class)) {
+                validation.addDeploymentProblem(new DeploymentException("Invalid Idemkey placement: @Idempotent on the class "
+                        + type.getName() + ": each method needs its own key parameter. Put @Idempotent on the methods."));
+                continue;
+            }
+            for (Method method : type.getDeclaredMethods()) {
+                Optional<String> problem = IdempotentMethod.misplaced(method);
+                if (problem.isPresent()) {
+                    validation.addDeploymentProblem(new DeploymentException("Invalid Idemkey placement: " + problem.get()));
+                } else if (method.isAnnotationPresent(Idempotent.class)) {
+                    try {
+                        idempotentMethods.put(method, IdempotentMethod.resolve(method, resolver));
+                    } catch (ConfigurationException e) {
+                        validation.addDeploymentProblem(e);
+                    }
+                }
+            }
+        }
+        if (!idempotentMethods.isEmpty()) {
+            LOG.info(() -> "Idemkey guards " + idempotentMethods.size() + " @Idempotent method(s): " + idempotentMethods.entrySet()
+                    .stream().map(e -> e.getKey().getDeclaringClass().getSimpleName() + "." + e.getKey().getName()
+                            + " (scope " + e.getValue().policy().scope() + ")").sorted().toList());
+        }
+        callTypes.clear();
+    }
+
+    /** The {@code @Idempotent} method as resolved at deployment, if the extension saw its class. */
+    Optional<IdempotentMethod> idempotentMethod(Method method) {
+        return Optional.ofNullable(idempotentMethods.get(method));
     }
 
     void forget(@Observes BeforeShutdown shutdown) {

@@ -10,6 +10,7 @@ import io.idemkey.core.GuardedEndpoint;
 import io.idemkey.core.IdempotencyEngine;
 import io.idemkey.core.IdempotencyMetrics;
 import io.idemkey.core.IdempotencyPolicy;
+import io.idemkey.core.IdempotentCalls;
 import io.idemkey.core.RequestTracer;
 import io.idemkey.core.TimedStore;
 import io.idemkey.jaxrs.ResourceMethods;
@@ -29,6 +30,8 @@ import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.inject.Inject;
+import jakarta.json.bind.Jsonb;
+import jakarta.json.bind.JsonbBuilder;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -80,6 +83,10 @@ public class IdempotencyRuntime {
     private ScheduledExecutorService privateScheduler;
     private ExecutorScheduler scheduler;
     private Transactions transactions = Transactions.NONE;
+    private IdempotentCalls calls;
+    private Jsonb jsonb;
+    private TransactionalStoreCalls callStoreCalls;
+    private final Map<Method, IdempotentMethod> idempotentMethods = new ConcurrentHashMap<>();
     private final Map<ResourceMethod, IdempotencyPolicy> resolved = new ConcurrentHashMap<>();
 
     /** Policies depend on the resource class too (annotation, configuration keys): an inherited method is shared. */
@@ -115,6 +122,9 @@ public class IdempotencyRuntime {
         }
         transactions = jta();
         fingerprint = new Fingerprint();
+        jsonb = JsonbBuilder.create();
+        calls = new IdempotentCalls(engine, fingerprint, jsonb, settings.keyPrefix(), settings.maxKeyLength());
+        callStoreCalls = new TransactionalStoreCalls(transactions, store, scheduler, settings.unavailableRetryAfter());
         LOG.info(() -> "Idemkey started: " + settings);
     }
 
@@ -147,6 +157,13 @@ public class IdempotencyRuntime {
         }
         if (privateScheduler != null) {
             privateScheduler.shutdownNow();
+        }
+        if (jsonb != null) {
+            try {
+                jsonb.close();
+            } catch (Exception e) {
+                LOG.log(Level.FINE, "Closing JSON-B failed", e);
+            }
         }
         if (store != null && settings.store() != IdempotencySettings.StoreKind.CUSTOM) { // the application's bean is CDI's to close
             try {
@@ -188,6 +205,31 @@ public class IdempotencyRuntime {
                     + " looked at (a response is never recorded together with the method's effects)");
             return Transactions.NONE;
         }
+    }
+
+    /** Idempotent calls of {@code @Idempotent} methods and {@code Idempotency}, on this runtime's engine. */
+    IdempotentCalls calls() {
+        return calls;
+    }
+
+    /** A call's store work around the transaction it runs in. */
+    TransactionalStoreCalls callStoreCalls() {
+        return callStoreCalls;
+    }
+
+    /** An {@code @Idempotent} method, resolved once (at deployment, unless the extension never saw its class). */
+    IdempotentMethod idempotentMethod(Method method) {
+        IdempotentMethod resolved = idempotentMethods.get(method);
+        if (resolved == null) {
+            resolved = extension.idempotentMethod(method).orElseGet(() -> {
+                IdempotentMethod.misplaced(method).ifPresent(problem -> {
+                    throw new IllegalStateException("Invalid Idemkey placement: " + problem);
+                });
+                return IdempotentMethod.resolve(method, policies);
+            });
+            idempotentMethods.put(method, resolved);
+        }
+        return resolved;
     }
 
     public IdempotencyStore store() {

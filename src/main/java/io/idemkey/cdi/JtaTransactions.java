@@ -7,7 +7,7 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import java.util.Optional;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 
@@ -64,11 +64,11 @@ final class JtaTransactions implements Transactions {
     }
 
     @Override
-    public boolean outside(BooleanSupplier storeCall) {
+    public <T> T outside(Supplier<T> storeCall) {
         if (registry.getTransactionKey() == null) {
-            return storeCall.getAsBoolean();
+            return storeCall.get();
         }
         Optional<OutsideTransaction> outside = OutsideTransaction.bean();
-        return outside.isPresent() ? outside.get().call(storeCall) : storeCall.getAsBoolean();
+        return outside.isPresent() ? outside.get().call(storeCall) : storeCall.get();
     }
 }

@@ -5,7 +5,7 @@ import jakarta.enterprise.inject.spi.CDI;
 import jakarta.transaction.Transactional;
 
 import java.util.Optional;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * Runs a store call with the caller's transaction suspended ({@code NOT_SUPPORTED}): the portable way
@@ -15,8 +15,8 @@ import java.util.function.BooleanSupplier;
 public class OutsideTransaction {
 
     @Transactional(Transactional.TxType.NOT_SUPPORTED)
-    public boolean call(BooleanSupplier storeCall) {
-        return storeCall.getAsBoolean();
+    public <T> T call(Supplier<T> storeCall) {
+        return storeCall.get();
     }
 
     static Optional<OutsideTransaction> bean() {

@@ -1,6 +1,6 @@
 package io.idemkey.cdi;
 
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.function.Consumer;
 
 /**
@@ -26,7 +26,7 @@ interface Transactions {
      * Runs a store call outside the active transaction (suspended meanwhile), so that it takes effect
      * at once whatever becomes of the transaction, the way it does without one.
      */
-    boolean outside(BooleanSupplier storeCall);
+    <T> T outside(Supplier<T> storeCall);
 
     /** A server without JTA: never a transaction. */
     Transactions NONE = new Transactions() {
@@ -51,8 +51,8 @@ interface Transactions {
         }
 
         @Override
-        public boolean outside(BooleanSupplier storeCall) {
-            return storeCall.getAsBoolean();
+        public <T> T outside(Supplier<T> storeCall) {
+            return storeCall.get();
         }
     };
 }

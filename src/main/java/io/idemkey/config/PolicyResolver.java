@@ -1,13 +1,16 @@
 package io.idemkey.config;
 
 import io.idemkey.FailureMode;
+import io.idemkey.Idempotent;
 import io.idemkey.IdempotencyKey;
+import io.idemkey.core.CallPolicy;
 import io.idemkey.core.IdempotencyPolicy;
 import io.idemkey.jaxrs.ResourceMethods;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -27,6 +30,7 @@ import java.util.Set;
 public final class PolicyResolver {
 
     private static final String ANNOTATION = IdempotencyKey.class.getSimpleName();
+    private static final String CALL_ANNOTATION = Idempotent.class.getSimpleName();
 
     private final ConfigLookup config;
     private final IdempotencySettings settings;
@@ -76,27 +80,50 @@ public final class PolicyResolver {
     }
 
     private IdempotencyPolicy resolve(Class<?> type, Method method, IdempotencyKey annotation) {
-        Member<Integer> ttlHours = member(type, method, "ttlHours", annotation.ttlHours(),
+        Member<Boolean> required = member(type, method, ANNOTATION, "required", annotation.required(), Values::bool);
+        return policy(type, method, ANNOTATION, new Defaults(annotation.ttlHours(), annotation.lockTtlSeconds(),
+                annotation.excludeFields(), annotation.failureMode(), annotation.inFlightWaitSeconds()), required.value);
+    }
+
+    /**
+     * The policy of an {@link Idempotent} method, with the same overrides under the name
+     * {@code Idempotent} ({@code <fqcn>/<method>/Idempotent/<member>}, ...), and its key parameter and
+     * recorded exceptions as annotated.
+     */
+    public CallPolicy resolveCall(Class<?> type, Method method, Idempotent annotation) {
+        IdempotencyPolicy policy = policy(type, method, CALL_ANNOTATION, new Defaults(annotation.ttlHours(),
+                annotation.lockTtlSeconds(), annotation.excludeFields(), annotation.failureMode(),
+                annotation.inFlightWaitSeconds()), true);
+        String scope = annotation.scope().isBlank() ? type.getName() + "." + method.getName() : annotation.scope();
+        return new CallPolicy(scope, policy, List.of(annotation.recordedExceptions()));
+    }
+
+    /** The annotation members a policy is made of. */
+    private record Defaults(int ttlHours, int lockTtlSeconds, String[] excludeFields, FailureMode failureMode,
+                            int inFlightWaitSeconds) {
+    }
+
+    private IdempotencyPolicy policy(Class<?> type, Method method, String annotation, Defaults defaults, boolean required) {
+        Member<Integer> ttlHours = member(type, method, annotation, "ttlHours", defaults.ttlHours(),
                 (p, v) -> Values.integer(p, v, 1, 8760));
         Values.inRange(ttlHours.source, ttlHours.value, 1, 8760);
-        Member<Integer> lockTtl = member(type, method, "lockTtlSeconds", annotation.lockTtlSeconds(),
+        Member<Integer> lockTtl = member(type, method, annotation, "lockTtlSeconds", defaults.lockTtlSeconds(),
                 (p, v) -> Values.integer(p, v, 1, 86_400));
         Values.inRange(lockTtl.source, lockTtl.value, 1, 86_400);
         if ((long) ttlHours.value * 3600 <= lockTtl.value) {
             throw new ConfigurationException(lockTtl.source, "(" + lockTtl.value + " s) must be shorter than "
                     + ttlHours.source + " (" + ttlHours.value + " h)");
         }
-        Member<Boolean> required = member(type, method, "required", annotation.required(), Values::bool);
-        Member<String[]> excludeFields = member(type, method, "excludeFields", annotation.excludeFields(),
+        Member<String[]> excludeFields = member(type, method, annotation, "excludeFields", defaults.excludeFields(),
                 (p, v) -> IdempotencySettings.list(v).toArray(String[]::new));
         for (String field : excludeFields.value) {
             if (field.isBlank()) {
                 throw new ConfigurationException(excludeFields.source, "must not contain a blank field name");
             }
         }
-        Member<FailureMode> failureMode = member(type, method, "failureMode", annotation.failureMode(),
+        Member<FailureMode> failureMode = member(type, method, annotation, "failureMode", defaults.failureMode(),
                 (p, v) -> Values.choice(p, v, FailureMode.class));
-        Member<Integer> wait = member(type, method, "inFlightWaitSeconds", annotation.inFlightWaitSeconds(),
+        Member<Integer> wait = member(type, method, annotation, "inFlightWaitSeconds", defaults.inFlightWaitSeconds(),
                 (p, v) -> Values.integer(p, v, 0, 60));
         Values.inRange(wait.source, wait.value, 0, 60);
         boolean failOpen = switch (failureMode.value) {
@@ -105,23 +132,23 @@ public final class PolicyResolver {
             case DEFAULT -> settings.failOpen();
         };
         return new IdempotencyPolicy(Duration.ofHours(ttlHours.value), Duration.ofSeconds(lockTtl.value),
-                required.value, Set.copyOf(Arrays.asList(excludeFields.value)), failOpen,
+                required, Set.copyOf(Arrays.asList(excludeFields.value)), failOpen,
                 Duration.ofSeconds(wait.value));
     }
 
-    private <T> Member<T> member(Class<?> type, Method method, String name, T annotationValue,
+    private <T> Member<T> member(Class<?> type, Method method, String annotation, String name, T annotationValue,
                                  Parser<T> parser) {
         for (String property : new String[]{
-                type.getName() + "/" + method.getName() + "/" + ANNOTATION + "/" + name,
-                type.getName() + "/" + ANNOTATION + "/" + name,
-                ANNOTATION + "/" + name}) {
+                type.getName() + "/" + method.getName() + "/" + annotation + "/" + name,
+                type.getName() + "/" + annotation + "/" + name,
+                annotation + "/" + name}) {
             Optional<String> value = config.get(property);
             if (value.isPresent()) {
                 return new Member<>(parser.parse(property, value.get()), property);
             }
         }
         return new Member<>(annotationValue,
-                type.getName() + "." + method.getName() + " @" + ANNOTATION + "(" + name + ")");
+                type.getName() + "." + method.getName() + " @" + annotation + "(" + name + ")");
     }
 
     /** A resolved member value and where it came from, for error messages. */

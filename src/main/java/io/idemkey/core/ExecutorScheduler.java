@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A {@link Scheduler} on a {@link ScheduledExecutorService} (a managed one on the servers, which the
@@ -26,6 +27,27 @@ public final class ExecutorScheduler implements Scheduler {
         long millis = Math.max(1, period.toMillis());
         ScheduledFuture<?> future = executor.scheduleAtFixedRate(task, millis, millis, TimeUnit.MILLISECONDS);
         tasks.add(future);
+        return () -> {
+            future.cancel(false);
+            tasks.remove(future);
+        };
+    }
+
+    @Override
+    public Task once(Duration delay, Runnable task) {
+        AtomicReference<ScheduledFuture<?>> self = new AtomicReference<>();
+        ScheduledFuture<?> future = executor.schedule(() -> {
+            try {
+                task.run();
+            } finally {
+                tasks.remove(self.get()); // (null if it ran before it was booked: removed below)
+            }
+        }, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+        self.set(future);
+        tasks.add(future);
+        if (future.isDone()) {
+            tasks.remove(future);
+        }
         return () -> {
             future.cancel(false);
             tasks.remove(future);

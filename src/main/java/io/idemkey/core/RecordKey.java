@@ -23,6 +23,15 @@ public final class RecordKey {
         return out.toString();
     }
 
+    /**
+     * The record key of an idempotent call: {@code <prefix>call:<scope>:<key>}, both escaped. An HTTP
+     * record key holds exactly one unescaped {@code :} after the prefix, this one two, so a call can
+     * never answer a request's key or the other way round, whatever the scopes.
+     */
+    public static String ofCall(String prefix, String scope, String key) {
+        return of(prefix + "call:", scope, key);
+    }
+
     private static void escape(String value, StringBuilder out) {
         for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
             int c = b & 0xff;

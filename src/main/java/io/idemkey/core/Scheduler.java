@@ -3,8 +3,8 @@ package io.idemkey.core;
 import java.time.Duration;
 
 /**
- * Runs the engine's background work: lease renewals and retries of a completion the store could
- * not take. On a server it is backed by the managed scheduled executor; tests drive it by hand.
+ * Runs the engine's background work: lease renewals, retries of a completion the store could
+ * not take, a release that must wait until a transaction has ended. On a server it is backed by the managed scheduled executor; tests drive it by hand.
  */
 public interface Scheduler {
 
@@ -17,4 +17,7 @@ public interface Scheduler {
 
     /** Runs {@code task} every {@code period}, the first time one period from now. */
     Task everyInterval(Duration period, Runnable task);
+
+    /** Runs {@code task} once, {@code delay} from now, on the scheduler's thread (never the caller's). */
+    Task once(Duration delay, Runnable task);
 }

@@ -41,6 +41,19 @@ public final class ManualScheduler implements Scheduler {
         return periodic;
     }
 
+    @Override
+    public Task once(Duration delay, Runnable task) {
+        Periodic[] self = new Periodic[1];
+        synchronized (this) {
+            self[0] = new Periodic(Duration.ofDays(365), () -> {
+                self[0].cancel();
+                task.run();
+            }, clock.instant().plus(delay), sequence++);
+            tasks.add(self[0]);
+        }
+        return self[0];
+    }
+
     /** Moves the clock by {@code duration}, running every task that falls due on the way. */
     public void advance(Duration duration) {
         Instant target = clock.instant().plus(duration);

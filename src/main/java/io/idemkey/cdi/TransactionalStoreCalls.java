@@ -1,0 +1,114 @@
+package io.idemkey.cdi;
+
+import io.idemkey.IdempotencyException;
+import io.idemkey.core.Decision;
+import io.idemkey.core.Execution;
+import io.idemkey.core.IdempotentCalls;
+import io.idemkey.core.Scheduler;
+import io.idemkey.core.StoredResponse;
+import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.StoreUnavailableException;
+import io.idemkey.spi.TransactionalCompletion;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * An idempotent call's store work around the JTA transaction it runs in. The key is acquired (and
+ * released after a failure) outside the transaction, so that every other caller sees the record at
+ * once and the lease renewals find it. The outcome is recorded as the HTTP side records a response:
+ * without a transaction, at once; in one, only if it commits (an outcome whose
+ * effects were rolled back is never returned to a later call: the key is released and it runs
+ * again). Where the store joins the transaction (the JDBC store), the outcome is written inside it,
+ * so it commits with the call's effects or not at all. Releases after a failure happen outside the
+ * transaction, at once.
+ */
+final class TransactionalStoreCalls implements IdempotentCalls.StoreCalls {
+
+    private final Transactions transactions;
+    private final IdempotencyStore store;
+    private final Scheduler scheduler;
+    private final Duration unavailableRetryAfter;
+
+    TransactionalStoreCalls(Transactions transactions, IdempotencyStore store, Scheduler scheduler, Duration unavailableRetryAfter) {
+        this.transactions = transactions;
+        this.store = store;
+        this.scheduler = scheduler;
+        this.unavailableRetryAfter = unavailableRetryAfter;
+    }
+
+    @Override
+    public Decision acquire(Supplier<Decision> acquire) {
+        return store.joinsTransactions() ? transactions.outside(acquire) : acquire.get();
+    }
+
+    @Override
+    public void record(Execution execution, StoredResponse outcome) {
+        if (!transactions.present()) {
+            execution.complete(outcome);
+            return;
+        }
+        if (!transactions.active()) {
+            release(execution, "its transaction is marked rollback-only");
+            return;
+        }
+        AtomicBoolean joined = new AtomicBoolean();
+        execution.workBegins(); // the lease is renewed until the transaction ends, however long the caller's runs on
+        try {
+            transactions.afterCompletion(committed -> afterCompletion(execution, outcome, joined.get(), committed));
+        } catch (RuntimeException e) {
+            execution.workEnded();
+            throw e;
+        }
+        if (!store.joinsTransactions()) {
+            return;
+        }
+        TransactionalCompletion completion;
+        try {
+            completion = execution.completeInTransaction(outcome);
+        } catch (StoreUnavailableException e) {
+            transactions.setRollbackOnly();
+            throw new IdempotencyException.Unavailable(execution.key(), "The call's outcome could not be recorded with"
+                    + " its effects, so its transaction is rolled back. Try again with the same key.", unavailableRetryAfter, e);
+        }
+        if (completion == TransactionalCompletion.LOST) {
+            transactions.setRollbackOnly();
+            throw new IdempotencyException.TakenOver(execution.key());
+        }
+        joined.set(completion == TransactionalCompletion.JOINED);
+    }
+
+    private void afterCompletion(Execution execution, StoredResponse outcome, boolean joined, boolean committed) {
+        execution.workEnded();
+        if (joined) {
+            execution.transactionEnded(committed);
+            if (!committed) {
+                afterTransaction(() -> execution.release("its transaction rolled back"));
+            }
+        } else {
+            afterTransaction(committed ? () -> execution.complete(outcome) : () -> execution.release("its transaction rolled back"));
+        }
+    }
+
+    @Override
+    public void release(Execution execution, String reason) {
+        transactions.outside(() -> {
+            execution.release(reason);
+            return true;
+        });
+    }
+
+    /**
+     * A store call once the transaction has ended: on this thread for a store outside transactions
+     * (Redis, at once, before the call returns); on the scheduler for one that joins them, whose
+     * connection must not be taken from a pool while the ended transaction is still on this thread.
+     */
+    private void afterTransaction(Runnable storeCall) {
+        if (store.joinsTransactions()) {
+            scheduler.once(Duration.ZERO, storeCall);
+        } else {
+            storeCall.run();
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package io.idemkey.cdi;
+
+import io.idemkey.Idempotent;
+import io.idemkey.config.ConfigLookup;
+import io.idemkey.config.IdempotencySettings;
+import io.idemkey.config.PolicyResolver;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Where {@code @Idempotent} can be honoured; everywhere else the deployment fails, naming the method. */
+class IdempotentMethodTest {
+
+    @SuppressWarnings("unused")
+    static class Placements {
+        @Idempotent
+        public List<String> sound(String other, @Idempotent.Key String key) {
+            return List.of();
+        }
+
+        @Idempotent
+        public String noKey(String key) {
+            return key;
+        }
+
+        @Idempotent
+        public String twoKeys(@Idempotent.Key String a, @Idempotent.Key String b) {
+            return a;
+        }
+
+        public String keyOnly(@Idempotent.Key String key) {
+            return key;
+        }
+
+        @Idempotent
+        private String hidden(@Idempotent.Key String key) {
+            return key;
+        }
+
+        @Idempotent
+        public final String sealed(@Idempotent.Key String key) {
+            return key;
+        }
+
+        @Idempotent
+        public static String shared(@Idempotent.Key String key) {
+            return key;
+        }
+
+        @Idempotent
+        public CompletableFuture<String> later(@Idempotent.Key String key) {
+            return null;
+        }
+
+        @Idempotent
+        public <T> T anything(@Idempotent.Key String key) {
+            return null;
+        }
+
+        public String plain(String key) {
+            return key;
+        }
+    }
+
+    private static Optional<String> misplaced(String name) {
+        for (var method : Placements.class.getDeclaredMethods()) {
+            if (method.getName().equals(name)) {
+                return IdempotentMethod.misplaced(method);
+            }
+        }
+        throw new AssertionError(name);
+    }
+
+    @Test
+    void aPublicInstanceMethodWithOneKeyParameterIsSound() throws Exception {
+        assertEquals(Optional.empty(), misplaced("sound"));
+        assertEquals(Optional.empty(), misplaced("plain"));
+        ConfigLookup none = ConfigLookup.of(Map.of());
+        IdempotentMethod sound = IdempotentMethod.resolve(Placements.class.getMethod("sound", String.class, String.class),
+                new PolicyResolver(none, IdempotencySettings.from(none)));
+        assertEquals(1, sound.keyIndex());
+        assertEquals(List.of("other"), sound.otherArguments(new Object[]{"other", "key"}));
+        assertEquals("java.util.List<java.lang.String>", sound.resultType().getTypeName());
+    }
+
+    @Test
+    void everyPlacementThatWouldRunUnguardedIsNamed() {
+        String type = Placements.class.getName();
+        assertTrue(misplaced("noKey").orElseThrow().startsWith("@Idempotent on " + type + ".noKey(), which has no parameter marked"));
+        assertTrue(misplaced("twoKeys").orElseThrow().contains("which has 2 parameters marked @Idempotent.Key"));
+        assertTrue(misplaced("keyOnly").orElseThrow().startsWith("@Idempotent.Key on a parameter of " + type
+                + ".keyOnly(), which is not @Idempotent"));
+        for (String cannotBeIntercepted : List.of("hidden", "sealed", "shared")) {
+            assertTrue(misplaced(cannotBeIntercepted).orElseThrow().contains("private, static or final"), cannotBeIntercepted);
+        }
+        assertTrue(misplaced("later").orElseThrow().contains("which returns CompletableFuture"));
+        assertTrue(misplaced("anything").orElseThrow().contains("returns the type variable T"));
+    }
+}

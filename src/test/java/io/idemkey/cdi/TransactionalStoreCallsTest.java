@@ -1,0 +1,130 @@
+package io.idemkey.cdi;
+
+import io.idemkey.core.CallPolicy;
+import io.idemkey.core.Fingerprint;
+import io.idemkey.core.IdempotencyEngine;
+import io.idemkey.core.IdempotencyPolicy;
+import io.idemkey.core.IdempotentCalls;
+import io.idemkey.store.memory.InMemoryIdempotencyStore;
+import io.idemkey.testing.FlakyStore;
+import io.idemkey.testing.ManualClock;
+import io.idemkey.testing.ManualScheduler;
+import jakarta.json.bind.JsonbBuilder;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A call's outcome and its JTA transaction, on the Redis-like path (a store that does not join
+ * transactions): recorded only once the transaction commits, released when it rolls back, the lease
+ * held until it ends. The transaction is a stand-in for the server's; the store is the in-memory one.
+ */
+class TransactionalStoreCallsTest {
+
+    private static final Duration LOCK_TTL = Duration.ofSeconds(30);
+    private static final CallPolicy POLICY = new CallPolicy("transfers",
+            new IdempotencyPolicy(Duration.ofHours(1), LOCK_TTL, true, Set.of(), false, Duration.ZERO), List.of());
+
+    /** One transaction at a time on the test thread: begun, then ended by the test. */
+    private static final class FakeTransaction implements Transactions {
+        boolean present;
+        boolean rollbackOnly;
+        final List<Consumer<Boolean>> synchronizations = new ArrayList<>();
+
+        void begin() {
+            present = true;
+            rollbackOnly = false;
+        }
+
+        void end(boolean commit) {
+            present = false;
+            synchronizations.forEach(s -> s.accept(commit && !rollbackOnly));
+            synchronizations.clear();
+        }
+
+        @Override
+        public boolean present() {
+            return present;
+        }
+
+        @Override
+        public boolean active() {
+            return present && !rollbackOnly;
+        }
+
+        @Override
+        public void setRollbackOnly() {
+            rollbackOnly = true;
+        }
+
+        @Override
+        public void afterCompletion(Consumer<Boolean> ended) {
+            synchronizations.add(ended);
+        }
+
+        @Override
+        public <T> T outside(Supplier<T> storeCall) {
+            return storeCall.get();
+        }
+    }
+
+    private final ManualClock clock = new ManualClock();
+    private final ManualScheduler scheduler = new ManualScheduler(clock);
+    private final FlakyStore store = new FlakyStore(new InMemoryIdempotencyStore(clock));
+    private final IdempotentCalls calls = new IdempotentCalls(IdempotencyEngine.builder(store, scheduler).clock(clock).build(),
+            new Fingerprint(), JsonbBuilder.create(), "idempotency:", 255);
+    private final FakeTransaction transaction = new FakeTransaction();
+    private final TransactionalStoreCalls storeCalls = new TransactionalStoreCalls(transaction, store, scheduler, Duration.ofSeconds(1));
+    private final AtomicInteger runs = new AtomicInteger();
+
+    private String transfer(String key) {
+        return calls.call(POLICY, key, String.class, List.of(), storeCalls, () -> "transfer #" + runs.incrementAndGet());
+    }
+
+    @Test
+    void theOutcomeIsRecordedOnlyOnceTheTransactionCommits() {
+        transaction.begin();
+        assertEquals("transfer #1", transfer("k1"));
+        assertEquals(0, store.completes.get(), "not before the commit");
+        transaction.end(true);
+        assertEquals(1, store.completes.get());
+        assertEquals("transfer #1", transfer("k1"));
+        assertEquals(1, runs.get());
+    }
+
+    @Test
+    void aRolledBackCallReleasesItsKeyAndRunsAgain() {
+        transaction.begin();
+        transfer("k1");
+        transaction.end(false);
+        assertEquals("transfer #2", transfer("k1"));
+
+        transaction.begin();
+        transaction.setRollbackOnly(); // marked before the method returned: released at once
+        transfer("k2");
+        assertEquals(2, store.releases.get(), "k1 after its rollback, k2 at once");
+        transaction.end(true);
+        assertEquals("transfer #4", transfer("k2"));
+        assertEquals(2, store.completes.get(), "only the two calls outside a transaction were recorded");
+    }
+
+    @Test
+    void theLeaseIsRenewedUntilTheTransactionEndsHoweverLongTheCallerRunsOn() {
+        transaction.begin();
+        transfer("k1");
+        scheduler.advance(LOCK_TTL.multipliedBy(3)); // the caller's transaction goes on after the method returned
+        assertTrue(store.renewals.get() >= 8, "renewals: " + store.renewals.get());
+        transaction.end(true);
+        assertEquals(1, store.completes.get(), "still the owner: the completion lands");
+        assertEquals("transfer #1", transfer("k1"));
+    }
+}
