@@ -7,8 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The short chaos runs of the suite, one per store: both servers sharing it, the store restarted
- * twice, one server killed and restarted. README's chaos command runs the long one.
+ * The short chaos runs of the suite, one per store, over HTTP and over messages: both servers sharing
+ * the store, the store restarted, one server killed and restarted. README's chaos commands run the
+ * long ones.
  */
 class ChaosIT {
 
@@ -24,6 +25,22 @@ class ChaosIT {
         assertEquals(0, report.keysWithoutTtl(), "records without an expiry");
         assertEquals(0, report.unexpected5xx(), "unexpected 5xx");
         assertTrue(report.replays() > 0 && report.answers().containsKey("409"), "the run had replays and conflicts: " + report.answers());
+        assertTrue(report.passed());
+    }
+
+    /** The message mode: the payment consumers on both servers, every payment applied exactly once. */
+    @ParameterizedTest(name = "messages, store={0}")
+    @ValueSource(strings = {"redis", "jdbc"})
+    void underChaosEveryPaymentIsAppliedExactlyOnce(String store) throws Exception {
+        MessageChaosRun.Report report = MessageChaosRun.run(new MessageChaosRun.Options(
+                Integer.getInteger("chaos.messages", 400), 5, 500, store));
+        System.out.println(report.table());
+        assertEquals(0, report.lost(), "payments never applied");
+        assertEquals(0, report.deadLettered(), "messages dead-lettered");
+        assertEquals(report.doubledAtTheKill(), report.doubled(), "payments applied twice, other than in the documented window");
+        if ("jdbc".equals(store)) {
+            assertEquals(0, report.doubled(), "with the JDBC store, not even in the window");
+        }
         assertTrue(report.passed());
     }
 }

@@ -128,6 +128,10 @@ public final class ChaosRun {
     }
 
     public static void main(String[] args) throws Exception {
+        if ("messages".equals(System.getProperty("chaos.mode"))) {
+            MessageChaosRun.main(args); // -Dchaos.mode=messages: the payment consumers instead of HTTP
+            return;
+        }
         Options options = Options.fromSystemProperties();
         System.out.printf("Chaos run: %d keys, up to %d sends each, Payara Micro + Open Liberty, store %s%n",
                 options.keys(), options.maxSendsPerKey(), options.store());

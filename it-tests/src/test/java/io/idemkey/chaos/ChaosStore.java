@@ -33,6 +33,9 @@ interface ChaosStore extends AutoCloseable {
     /** A server of this kind for the test application, with what it needs to reach the store. */
     ServerProcess startServer(ServerProcess.Kind kind, Path war, int port);
 
+    /** A server of this kind for the sample service, configured with these system properties and the store. */
+    ServerProcess startSample(ServerProcess.Kind kind, Path war, int port, Map<String, String> systemProperties);
+
     /** Kills the store and starts it again, with its data. */
     void restart();
 
@@ -58,6 +61,11 @@ interface ChaosStore extends AutoCloseable {
         @Override
         public ServerProcess startServer(ServerProcess.Kind kind, Path war, int port) {
             return ServerProcess.startForTests(kind, List.of(war), port);
+        }
+
+        @Override
+        public ServerProcess startSample(ServerProcess.Kind kind, Path war, int port, Map<String, String> systemProperties) {
+            return ServerProcess.start(kind, List.of(war), port, systemProperties);
         }
 
         @Override
@@ -109,6 +117,11 @@ interface ChaosStore extends AutoCloseable {
         @Override
         public ServerProcess startServer(ServerProcess.Kind kind, Path war, int port) {
             return ServerProcess.startForTestsWithPostgres(kind, List.of(war), port, postgres.port());
+        }
+
+        @Override
+        public ServerProcess startSample(ServerProcess.Kind kind, Path war, int port, Map<String, String> systemProperties) {
+            return ServerProcess.startWithPostgres(kind, List.of(war), port, systemProperties, postgres.port(), List.of());
         }
 
         @Override

@@ -37,7 +37,9 @@ class ConfigValidationIT {
                         "idempotency.redis.url", "http://user:hunter2@localhost:6379"))),
                 Deployments.export(directory, Deployments.guardedApp("lock-longer-than-ttl", Map.of(
                         "io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/lockTtlSeconds", "86400",
-                        "io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/ttlHours", "1")))));
+                        "io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/ttlHours", "1"))),
+                Deployments.export(directory, Deployments.guardedApp("call-without-lock-ttl", Map.of(
+                        "io.idemkey.it.app.IdempotentPayments/Idempotent/lockTtlSeconds", "0")))));
     }
 
     @AfterAll
@@ -53,6 +55,13 @@ class ConfigValidationIT {
                 + "io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/lockTtlSeconds (86400 s) must be shorter than"
                 + " io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/ttlHours (1 h)"), server.log());
         assertEquals(404, status("lock-longer-than-ttl", "guarded/executions/x"), "the application is not serving");
+    }
+
+    @Test
+    void anIdempotentMethodsInvalidOverrideFailsTheDeploymentNamingTheProperty() throws Exception {
+        assertTrue(server.log().contains("Invalid Idemkey configuration: "
+                + "io.idemkey.it.app.IdempotentPayments/Idempotent/lockTtlSeconds"), server.log());
+        assertEquals(404, status("call-without-lock-ttl", "guarded/executions/x"), "the application is not serving");
     }
 
     @Test

@@ -194,6 +194,97 @@ class ExactlyOnceIT {
         assertEquals(2, effects(redisKey), "the Redis store's window: the effect committed, the record did not");
     }
 
+    /**
+     * An {@code @Idempotent} method's outcome is written in its transaction with its effect: after
+     * the commit, the record is completed in the same database, and a later call returns the outcome
+     * without running.
+     */
+    @Test
+    @Order(6)
+    void anIdempotentMethodsOutcomeCommitsWithItsEffectAndIsReturnedWithoutRunning() {
+        Http http = new Http(server.uri("once"));
+        String id = Http.newKey();
+        String first = transfer(http, id, null);
+        assertEquals("returned transfer " + id + " effect " + effectId(id), first);
+        assertEquals(1, postgres.queryLong("SELECT count(*) FROM idempotency_keys WHERE record_key = ? AND completed",
+                "idempotency:call:it-transfers:" + id));
+        assertEquals(first, transfer(http, id, "explode"), "returned without running: 'then' is not fingerprinted");
+        assertEquals(1, effects(id));
+    }
+
+    /** A call that outlived its lease is rolled back and told so; the winner's outcome stands. */
+    @Test
+    @Order(6)
+    void anIdempotentMethodThatLostItsLeaseRollsBackItsEffectAndThrowsTakenOver() throws Exception {
+        Http http = new Http(server.uri("once"));
+        String id = Http.newKey();
+        CompletableFuture<String> slow = CompletableFuture.supplyAsync(() -> transfer(http, id, "hold"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> http.get("exactly-once/held?key=" + id).body().equals("true"));
+        assertEquals(1, postgres.queryLong("WITH expired AS (UPDATE idempotency_keys SET expires_at = now() - INTERVAL"
+                + " '1 second' WHERE record_key = ? AND NOT completed RETURNING 1) SELECT count(*) FROM expired",
+                "idempotency:call:it-transfers:" + id));
+        String winner = transfer(http, id, null);
+        assertTrue(winner.startsWith("returned transfer " + id), winner);
+
+        http.send(http.request("exactly-once/resume?key=" + id).POST(HttpRequest.BodyPublishers.noBody()).build());
+        assertTrue(slow.get(60, TimeUnit.SECONDS).startsWith("threw TakenOver: "));
+        assertEquals(1, effects(id), "the loser's effect was rolled back");
+        assertEquals(winner, transfer(http, id, null));
+    }
+
+    /**
+     * A transaction marked rollback-only, or an exception: the effect is gone, the outcome is not
+     * recorded, and the next call runs (at once after the exception; the release after a rollback
+     * happens once the transaction has ended, on the JDBC store off the caller's thread).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"once", "once-redis"})
+    @Order(6)
+    void anIdempotentMethodWhoseTransactionRolledBackIsNotRecordedAndRunsAgain(String context) {
+        Http http = new Http(server.uri(context));
+        String id = Http.newKey();
+        assertTrue(transfer(http, id, "rollback-only").startsWith("returned transfer " + id), "the method returned");
+        assertEquals(0, effects(id), "rolled back");
+        String[] retry = new String[1];
+        await().atMost(Duration.ofSeconds(10)).until(() -> !(retry[0] = transfer(http, id, null)).startsWith("threw InProgress"));
+        assertEquals("returned transfer " + id + " effect " + effectId(id), retry[0]);
+        assertEquals(1, effects(id));
+
+
+        String failing = Http.newKey();
+        assertTrue(transfer(http, failing, "explode").startsWith("threw IllegalStateException: exploded after effect "));
+        assertEquals(0, effects(failing), "rolled back");
+        assertTrue(transfer(http, failing, null).startsWith("returned transfer " + failing), "released at once: the next call runs");
+        assertEquals(1, effects(failing));
+    }
+
+    /**
+     * The server halts right after an {@code @Idempotent} method's transaction committed: the outcome
+     * committed with the effect, so after the restart the call returns it without running again.
+     */
+    @Test
+    @Order(7)
+    void anIdempotentMethodsCrashRightAfterTheCommitReturnsTheOutcomeAfterTheRestart() throws Exception {
+        String id = Http.newKey();
+        Http http = new Http(server.uri("once"));
+        assertThrows(RuntimeException.class, () -> transfer(http, id, "crash"), "the server halts under the call");
+        server.await();
+        assertEquals(1, effects(id), "the effect committed before the crash");
+        server = start();
+        Http restarted = new Http(server.uri("once"));
+        assertEquals("returned transfer " + id + " effect " + effectId(id), transfer(restarted, id, null));
+        assertEquals(1, effects(id), "exactly one effect");
+    }
+
+    private static String transfer(Http http, String id, String then) {
+        return http.send(http.request("calls/transfer/" + id + (then == null ? "" : "?then=" + then))
+                .POST(HttpRequest.BodyPublishers.noBody()).build()).body();
+    }
+
+    private static long effectId(String key) {
+        return postgres.queryLong("SELECT max(id) FROM effects WHERE idem_key = ?", key);
+    }
+
     private static void crash(String context, String key) throws InterruptedException {
         Http http = new Http(server.uri(context));
         assertThrows(RuntimeException.class, () -> http.send(charge(http, key, "crash")), "the server halts under the request");

@@ -7,11 +7,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -66,5 +68,18 @@ class MinimalFeaturesIT extends StatusTableTests {
         }
         assertFalse(log.contains("WELD-001408"), "no unsatisfied dependency");
         assertFalse(log.contains("CWWKZ0002E"), "the application started");
+    }
+
+    /** {@code @Idempotent} methods and the programmatic form need nothing more either (no JTA here). */
+    @Test
+    void idempotentMethodsRunOnceOnTheMinimalFeatures() {
+        String id = Http.newKey();
+        for (String path : List.of("calls/charge/" + id, "calls/programmatic/" + id)) {
+            String first = http.send(http.request(path).POST(HttpRequest.BodyPublishers.noBody()).build()).body();
+            assertTrue(first.startsWith("returned Receipt [{\"cents\":100"), first);
+            assertEquals(first, http.send(http.request(path).POST(HttpRequest.BodyPublishers.noBody()).build()).body());
+        }
+        assertEquals("1", http.get("calls/runs/charge:" + id).body().trim());
+        assertEquals("1", http.get("calls/runs/programmatic:" + id).body().trim());
     }
 }

@@ -1,6 +1,7 @@
 package io.idemkey.it;
 
 import io.idemkey.it.misplaced.LocatorResource;
+import io.idemkey.it.misplaced.MisplacedCalls;
 import io.idemkey.it.misplaced.UnmanagedContractResource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,7 +39,9 @@ class PlacementValidationIT {
                 Deployments.export(directory, Deployments.guardedApp("misplaced-annotation", Map.of())
                         .addClass(LocatorResource.class).addClass(LocatorResource.Payments.class)),
                 Deployments.export(directory, Deployments.guardedApp("unmanaged-interface-placement", Map.of())
-                        .addClass(UnmanagedContractResource.class))));
+                        .addClass(UnmanagedContractResource.class)),
+                Deployments.export(directory, Deployments.guardedApp("misplaced-calls", Map.of())
+                        .addClass(MisplacedCalls.class))));
     }
 
     @AfterAll
@@ -77,6 +80,17 @@ class PlacementValidationIT {
         }
     }
 
+    @Test
+    void idempotentMethodsThatCannotBeGuardedFailTheDeploymentNamingEachMethod() throws Exception {
+        String type = MisplacedCalls.class.getName();
+        await().atMost(Duration.ofSeconds(30)).until(() -> server.log().contains("Invalid Idemkey placement: @Idempotent on "
+                + type + ".noKey(), which has no parameter marked @Idempotent.Key"));
+        String log = server.log();
+        assertTrue(log.contains("@Idempotent on " + type + ".twoKeys(), which has 2 parameters marked @Idempotent.Key"), log);
+        assertTrue(log.contains("@Idempotent.Key on a parameter of " + type + ".keyWithoutIdempotent(), which is not @Idempotent"), log);
+        assertTrue(log.contains("@Idempotent on " + type + ".asynchronous(), which returns CompletionStage"), log);
+        assertEquals(404, status("misplaced-calls", "guarded/executions/x"), "the application is not serving");
+    }
 
     private static int post(String context, String path) throws Exception {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(server.uri(context).resolve(path))

@@ -69,6 +69,10 @@ public final class SampleLauncher {
                     ************************************************************************
                     """);
         }
+        // the payment consumer (off unless -Dsample.payments.queue=...): README, "Beyond HTTP"
+        System.getProperties().stringPropertyNames().stream()
+                .filter(name -> name.startsWith("sample.payments.") || name.startsWith("sample.rabbitmq."))
+                .forEach(name -> config.put(name, System.getProperty(name)));
         String serverName = kind == ServerProcess.Kind.PAYARA ? "Payara Micro" : "Open Liberty";
         System.out.println("Starting the Idemkey sample on " + serverName + " (port " + port + ") with " + store + " ...");
         ServerProcess server = postgres == null ? ServerProcess.start(kind, List.of(war), port, config)

@@ -69,8 +69,7 @@ public class ExactlyOnceResource {
                 }
             });
         } else if ("hold".equals(then)) {
-            CountDownLatch resume = HELD.computeIfAbsent(key, k -> new CountDownLatch(1));
-            resume.await(120, TimeUnit.SECONDS);
+            hold(key);
         } else if ("refuse".equals(then)) {
             throw new WebApplicationException(Response.status(402).type(MediaType.TEXT_PLAIN).entity("declined " + effect).build());
         } else if ("fail".equals(then)) {
@@ -96,7 +95,12 @@ public class ExactlyOnceResource {
         HELD.computeIfAbsent(key, k -> new CountDownLatch(1)).countDown();
     }
 
-    private static long insertEffect(String key) throws SQLException, NamingException {
+    /** Waits until {@code POST exactly-once/resume?key=...} (at most 2 minutes). */
+    static void hold(String key) throws InterruptedException {
+        HELD.computeIfAbsent(key, k -> new CountDownLatch(1)).await(120, TimeUnit.SECONDS);
+    }
+
+    static long insertEffect(String key) throws SQLException, NamingException {
         try (Connection connection = dataSource().getConnection();
              PreparedStatement insert = connection.prepareStatement(
                      "INSERT INTO effects (idem_key) VALUES (?) RETURNING id")) {
@@ -117,7 +121,7 @@ public class ExactlyOnceResource {
         return (DataSource) new InitialContext().lookup(DATA_SOURCE);
     }
 
-    private static TransactionSynchronizationRegistry registry() throws NamingException {
+    static TransactionSynchronizationRegistry registry() throws NamingException {
         return (TransactionSynchronizationRegistry) new InitialContext().lookup("java:comp/TransactionSynchronizationRegistry");
     }
 }
