@@ -44,6 +44,9 @@ import java.util.logging.Logger;
  *     overrides: an invalid value fails the deployment with a message naming the property;</li>
  * <li>fails the deployment for an {@code @IdempotencyKey} that cannot be honoured (on a method
  *     JAX-RS does not serve as a resource method), naming the method: never silently unguarded;</li>
+ * <li>does the same for {@code @Idempotent} methods of CDI beans: a placement that would run
+ *     unguarded (no key parameter, a method CDI cannot intercept, ...) or an invalid override fails
+ *     the deployment, naming the method or the property;</li>
  * <li>keeps the resolved policies, read once, for the runtime and the API documentation.</li>
  * </ul>
  */

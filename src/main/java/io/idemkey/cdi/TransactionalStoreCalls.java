@@ -13,6 +13,7 @@ import io.idemkey.spi.TransactionalCompletion;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import java.util.logging.Logger;
 
 /**
  * An idempotent call's store work around the JTA transaction it runs in. The key is acquired (and
@@ -25,6 +26,8 @@ import java.util.function.Supplier;
  * transaction, at once.
  */
 final class TransactionalStoreCalls implements IdempotentCalls.StoreCalls {
+
+    private static final Logger LOG = Logger.getLogger(TransactionalStoreCalls.class.getName());
 
     private final Transactions transactions;
     private final IdempotencyStore store;
@@ -91,8 +94,23 @@ final class TransactionalStoreCalls implements IdempotentCalls.StoreCalls {
         }
     }
 
+    /**
+     * Released at once, outside the transaction. If the transaction then commits all the same (a
+     * checked exception does not roll back a {@code @Transactional} method unless {@code rollbackOn}
+     * says so), the call's effects stay while a later call runs again: said loudly, never silently.
+     */
     @Override
     public void release(Execution execution, String reason) {
+        if (transactions.active()) {
+            transactions.afterCompletion(committed -> {
+                if (committed) {
+                    LOG.warning(() -> "Idemkey: the call with the key '" + execution.key() + "' in " + execution.endpoint()
+                            + " failed (" + reason + ") but its transaction committed: its effects are kept, and a later"
+                            + " call with the key runs again. Roll the transaction back on that exception (rollbackOn),"
+                            + " or list it in recordedExceptions if it is an outcome.");
+                }
+            });
+        }
         transactions.outside(() -> {
             execution.release(reason);
             return true;

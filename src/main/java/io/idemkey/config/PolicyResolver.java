@@ -25,7 +25,9 @@ import java.util.Set;
  * IdempotencyKey/&lt;member&gt;
  * the annotation's value
  * </pre>
- * Every value is validated; an invalid one throws {@link ConfigurationException} naming where it came from.
+ * The policy of an {@code @Idempotent} method is resolved the same way, under the name
+ * {@code Idempotent} ({@link #resolveCall}). Every value is validated; an invalid one throws
+ * {@link ConfigurationException} naming where it came from.
  */
 public final class PolicyResolver {
 
@@ -87,8 +89,8 @@ public final class PolicyResolver {
 
     /**
      * The policy of an {@link Idempotent} method, with the same overrides under the name
-     * {@code Idempotent} ({@code <fqcn>/<method>/Idempotent/<member>}, ...), and its key parameter and
-     * recorded exceptions as annotated.
+     * {@code Idempotent} ({@code <fqcn>/<method>/Idempotent/<member>}, ...), its scope (the method's
+     * own, {@code <fqcn>.<method>}, unless the annotation names one) and its recorded exceptions.
      */
     public CallPolicy resolveCall(Class<?> type, Method method, Idempotent annotation) {
         IdempotencyPolicy policy = policy(type, method, CALL_ANNOTATION, new Defaults(annotation.ttlHours(),

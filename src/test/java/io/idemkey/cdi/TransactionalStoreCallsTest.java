@@ -118,6 +118,42 @@ class TransactionalStoreCallsTest {
     }
 
     @Test
+    void aFailedCallWhoseTransactionCommitsAnywayIsReleasedAndSaidLoudly() {
+        List<String> warnings = new ArrayList<>();
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(TransactionalStoreCalls.class.getName());
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                warnings.add(record.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(capture);
+        try {
+            transaction.begin();
+            org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> calls.call(POLICY, "k1", String.class,
+                    List.of(), storeCalls, () -> {
+                        throw new java.io.IOException("checked: no rollback by default");
+                    }));
+            assertEquals(1, store.releases.get(), "released at once");
+            assertTrue(warnings.isEmpty());
+            transaction.end(true);
+            assertEquals(1, warnings.size());
+            assertTrue(warnings.get(0).contains("failed (the call failed with java.io.IOException) but its transaction committed"),
+                    warnings.get(0));
+        } finally {
+            log.removeHandler(capture);
+        }
+    }
+
+    @Test
     void theLeaseIsRenewedUntilTheTransactionEndsHoweverLongTheCallerRunsOn() {
         transaction.begin();
         transfer("k1");

@@ -79,6 +79,19 @@ class IdempotentCallsTest {
     }
 
     @Test
+    void aPrimitiveOrPlainResultComesBackAsItsType() {
+        int first = call(PAYMENTS, "k1", int.class, List.of(), () -> runs.incrementAndGet() + 41);
+        int duplicate = call(PAYMENTS, "k1", int.class, List.of(), () -> runs.incrementAndGet() + 41);
+        Receipt receipt = call(PAYMENTS, "k2", Receipt.class, List.of(), () -> new Receipt("p2", runs.incrementAndGet()));
+        Receipt again = call(PAYMENTS, "k2", Receipt.class, List.of(), () -> new Receipt("p2", runs.incrementAndGet()));
+
+        assertEquals(42, first);
+        assertEquals(42, duplicate);
+        assertEquals(receipt, again);
+        assertEquals(2, runs.get());
+    }
+
+    @Test
     void voidWorkRunsOnceAndDuplicatesReturnNothing() {
         Object first = call(PAYMENTS, "k1", void.class, List.of(), () -> { runs.incrementAndGet(); return null; });
         Object duplicate = call(PAYMENTS, "k1", void.class, List.of(), () -> { runs.incrementAndGet(); return null; });

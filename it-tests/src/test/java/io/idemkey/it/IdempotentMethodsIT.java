@@ -58,12 +58,14 @@ class IdempotentMethodsIT {
     @Test
     void aDuplicateCallGetsAnEqualValueOfTheGenericReturnTypeWithoutRunning() {
         String id = Http.newKey();
+        long replayedBefore = http.metric("idempotency.replayed");
         String first = call("charge/" + id + "?cents=250");
         String duplicate = call("charge/" + id + "?cents=250");
 
         assertEquals("returned Receipt [{\"cents\":250,\"payment\":\"" + id + "\",\"run\":1}]", first);
         assertEquals(first, duplicate, "read back as List<Receipt>, equal to the first");
         assertEquals(1, runs("charge:" + id));
+        assertEquals(replayedBefore + 1, http.metric("idempotency.replayed"), "counted as HTTP replays are");
         try (Jedis redis = TestRedis.get().client()) {
             assertEquals("C", RedisRecords.state(redis, RecordKey.ofCall("idempotency:", "it-payments", id)),
                     "recorded in the shared store, apart from HTTP records");
