@@ -72,16 +72,22 @@ final class ReplayCache {
             if (oldest == null) {
                 break;
             }
-            Entry victim = entries.get(oldest);
-            if (victim != null) {
-                remove(oldest, victim);
-            }
+            evict(oldest);
         }
     }
 
-    private void remove(String recordKey, Entry entry) {
-        if (entries.remove(recordKey, entry)) {
-            bytes.addAndGet(-(entry.response().bodyLength() + 256L));
+    /**
+     * Removes the key's entry, whichever it is by now: a put that replaced the entry this key was
+     * queued for is not queued again, so its entry must go with the key (else it would stay, and
+     * its bytes counted, for ever).
+     */
+    private void evict(String recordKey) {
+        Entry entry;
+        while ((entry = entries.get(recordKey)) != null) {
+            if (entries.remove(recordKey, entry)) {
+                bytes.addAndGet(-(entry.response().bodyLength() + 256L));
+                return;
+            }
         }
     }
 }

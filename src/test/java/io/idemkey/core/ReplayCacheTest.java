@@ -3,7 +3,10 @@ package io.idemkey.core;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ThreadLocalRandom;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -66,5 +69,47 @@ class ReplayCacheTest {
         ReplayCache off = new ReplayCache(0);
         off.put("k", FINGERPRINT, body(10), NOW.plusSeconds(60));
         assertNull(off.get("k", FINGERPRINT, NOW));
+    }
+
+    /**
+     * A put that replaces the entry an eviction is removing must not leave the new entry outside the
+     * eviction order (held, and its bytes counted, for ever): threads put and replace a few keys in a
+     * cache that evicts all the time; then new keys must push every one of them out.
+     */
+    @Test
+    void concurrentReplacementsNeverOrphanAnEntry() throws Exception {
+        ReplayCache cache = new ReplayCache(64 * 1024);   // 1 KiB entries at most: evictions on most puts
+        int threads = 4;
+        int hotKeys = 70;
+        CyclicBarrier start = new CyclicBarrier(threads);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread worker = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                for (int i = 0; i < 1_000_000; i++) {
+                    cache.put("hot" + random.nextInt(hotKeys), FINGERPRINT, body(700 + random.nextInt(60)), NOW.plusSeconds(60));
+                }
+            });
+            worker.start();
+            workers.add(worker);
+        }
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        for (int i = 0; i < 10_000; i++) {
+            cache.put("new" + i, FINGERPRINT, body(100), NOW.plusSeconds(60));
+        }
+        List<String> orphans = new ArrayList<>();
+        for (int i = 0; i < hotKeys; i++) {
+            if (cache.get("hot" + i, FINGERPRINT, NOW) != null) {
+                orphans.add("hot" + i);
+            }
+        }
+        assertTrue(orphans.isEmpty(), "entries outside the eviction order: " + orphans);
     }
 }

@@ -7,6 +7,7 @@ import io.idemkey.spi.StoreUnavailableException;
 import redis.clients.jedis.CommandObject;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.exceptions.JedisBusyException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
@@ -163,22 +164,32 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /** One command; retried once on a fresh connection if the pooled one turns out to be broken. */
     private <T> T execute(CommandObject<T> command) {
+        try {
+            return attempt(command);
+        } catch (JedisConnectionException first) {
+            if (timedOut(first)) {
+                throw unavailable(first); // Redis is slow, not gone: waiting twice would not help
+            }
+            pool.clear(); // idle connections are likely as stale as this one
+            try {
+                return attempt(command);
+            } catch (JedisConnectionException second) {
+                throw unavailable(second);
+            }
+        }
+    }
+
+    /**
+     * The command on one pooled connection. Every reply is classified here, on the first try and
+     * the retry alike: "not now" replies ({@code -LOADING} after a restart, ...) are outages.
+     */
+    private <T> T attempt(CommandObject<T> command) {
         try (Connection connection = borrow()) {
             return connection.executeCommand(command);
         } catch (JedisNoScriptException e) {
             throw e;
         } catch (JedisDataException e) {
             throw transientReply(e) ? unavailable(e) : e;
-        } catch (JedisConnectionException first) {
-            if (timedOut(first)) {
-                throw unavailable(first); // Redis is slow, not gone: waiting twice would not help
-            }
-            pool.clear(); // idle connections are likely as stale as this one
-            try (Connection connection = borrow()) {
-                return connection.executeCommand(command);
-            } catch (JedisConnectionException second) {
-                throw unavailable(second);
-            }
         }
     }
 
@@ -186,7 +197,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         try {
             return pool.getResource();
         } catch (JedisDataException e) {
-            throw e; // AUTH refused and the like: a configuration error, not an outage
+            throw e; // a new connection's handshake was answered: classified by attempt
         } catch (JedisException e) {
             throw unavailable(e); // cannot connect, or no free connection within the wait limit
         }
@@ -198,6 +209,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /** Replies that mean "not now" (a replica, a restart, memory full, a busy script), not a defect. */
     private static boolean transientReply(JedisDataException e) {
+        if (e instanceof JedisBusyException) {
+            return true;
+        }
         String message = String.valueOf(e.getMessage());
         for (String prefix : TRANSIENT_REPLIES) {
             if (message.startsWith(prefix)) {

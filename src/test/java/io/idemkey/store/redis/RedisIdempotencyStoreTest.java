@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -295,6 +296,37 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
             }
         }
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("oom"), FINGERPRINT, "owner-1", LONG_LOCK));
+    }
+
+    /**
+     * A Redis restarting with data answers {@code -LOADING} until its dataset is back in memory. The
+     * pooled connection is broken by the restart, so the command goes through the retry on a fresh
+     * connection: the reply there must be an outage too (503, or fail-open), never a store defect.
+     */
+    @Test
+    void redisLoadingItsDataAfterARestartIsAnOutageNotADefect() {
+        try (RedisServer loading = RedisServer.start("--enable-debug-command", "local");
+             IdempotencyStore store = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(loading.url(), null, null)
+                     .connectTimeout(TIMEOUT).readTimeout(TIMEOUT))) {
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("before"), FINGERPRINT, "owner-1", LONG_LOCK));
+            assertTrue(store.complete(key("before"), "owner-1", RESPONSE, DAY));
+            try (Jedis jedis = new Jedis("127.0.0.1", loading.port(), 120_000)) {
+                // about 200 MB that the restarted server loads from its dump for a second or more
+                jedis.sendCommand(() -> "DEBUG".getBytes(), "POPULATE", "2000000", "filler", "100");
+                jedis.save();
+            }
+            loading.restart(); // returns as soon as the server answers, LOADING included
+            StoreUnavailableException loadingReply = assertThrows(StoreUnavailableException.class,
+                    () -> store.acquire(key("while-loading"), FINGERPRINT, "owner-1", LONG_LOCK));
+            assertTrue(loadingReply.getMessage().contains("LOADING"), loadingReply.getMessage());
+            await().atMost(Duration.ofSeconds(60)).until(store::isAvailable);
+            assertInstanceOf(AcquireResult.Completed.class, store.acquire(key("before"), FINGERPRINT, "owner-2", LONG_LOCK),
+                    "the record came back with the dump");
+            try (Jedis jedis = loading.client()) {
+                jedis.flushAll();
+                jedis.save(); // leaves an empty dump, not 200 MB, in the server's temporary directory
+            }
+        }
     }
 
     /** Makes the pool open {@code count} connections and keep them idle. */
