@@ -2,6 +2,7 @@ package io.idemkey.core;
 
 import io.idemkey.core.IdempotencyMetrics.Event;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.Lease;
 import io.idemkey.spi.TransactionalCompletion;
 
 import java.time.Clock;
@@ -85,14 +86,44 @@ public final class Execution {
     }
 
     /**
-     * Renews the lease if its time has come, unless the method's work already ended (called by the
-     * engine's lease ticker).
+     * Whether the lease is due for renewal at {@code now}: the method's work has not ended and the
+     * renewal's time has come. If so, the next renewal is booked one interval later, so the caller
+     * (the engine's lease ticker) must renew it now and report with {@link #renewed} or
+     * {@link #renewalFailed}.
      */
-    void renewIfDue(Instant now) {
+    boolean dueForRenewal(Instant now) {
+        if (state.get() != State.RUNNING) {
+            stopRenewing();
+            return false;
+        }
         if ((!started || workUnderWay.get() > 0) && !now.isBefore(nextRenewalAt)) {
             nextRenewalAt = now.plus(policy.renewalInterval());
-            renew();
+            return true;
         }
+        return false;
+    }
+
+    /** This execution's lease, as the store renews it. */
+    Lease lease() {
+        return new Lease(recordKey, ownerToken, policy.lockTtl());
+    }
+
+    /** The store's answer to a renewal sent at {@code sentAt}: extended, or lost to expiry or another owner. */
+    void renewed(boolean extended, Instant sentAt) {
+        if (extended) {
+            leaseExpiresAt = sentAt.plus(policy.lockTtl());
+        } else if (state.compareAndSet(State.RUNNING, State.LOST)) {
+            stopRenewing();
+            metrics.count(Event.LOST_LEASE, endpoint);
+            log(Level.WARNING, "lost-lease", "operation=renew"
+                    + " reason=\"the record expired or another request owns it; this outcome will not be recorded\"");
+        }
+    }
+
+    /** The renewal did not reach the store: the lease runs on, and the next renewal tries again. */
+    void renewalFailed(RuntimeException e) {
+        metrics.count(Event.STORE_ERROR, endpoint);
+        log(Level.WARNING, "renew-failed", "error=\"" + e + "\"");
     }
 
     private void stopRenewing() {
@@ -344,27 +375,6 @@ public final class Execution {
             }
             log(Level.WARNING, "lost-lease", "operation=" + operation
                     + " reason=\"the record expired or another request owns it; nothing was overwritten\"");
-        }
-    }
-
-    private void renew() {
-        if (state.get() != State.RUNNING) {
-            stopRenewing();
-            return;
-        }
-        Instant now = clock.instant();
-        try {
-            if (store.renew(recordKey, ownerToken, policy.lockTtl())) {
-                leaseExpiresAt = now.plus(policy.lockTtl());
-            } else if (state.compareAndSet(State.RUNNING, State.LOST)) {
-                stopRenewing();
-                metrics.count(Event.LOST_LEASE, endpoint);
-                log(Level.WARNING, "lost-lease", "operation=renew"
-                        + " reason=\"the record expired or another request owns it; this outcome will not be recorded\"");
-            }
-        } catch (RuntimeException e) {
-            metrics.count(Event.STORE_ERROR, endpoint);
-            log(Level.WARNING, "renew-failed", "error=\"" + e + "\"");
         }
     }
 

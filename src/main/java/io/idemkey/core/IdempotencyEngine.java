@@ -10,8 +10,10 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -27,6 +29,8 @@ import java.util.logging.Logger;
 public final class IdempotencyEngine {
 
     private static final Logger LOG = Logger.getLogger(IdempotencyEngine.class.getName());
+    /** The most leases renewed in one store call (one round trip, or one pipeline): a bound on its size. */
+    static final int RENEWAL_BATCH = 100;
     private static final Duration FIRST_POLL = Duration.ofMillis(25);
     private static final Duration LONGEST_POLL = Duration.ofMillis(500);
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -82,15 +86,43 @@ public final class IdempotencyEngine {
         return leases.size();
     }
 
+    /**
+     * The lease ticker: renews every lease that is due, in store calls of at most
+     * {@link #RENEWAL_BATCH} leases (one round trip each), so that a slow store delays all due
+     * leases by one round trip rather than each lease by the round trips of all before it.
+     */
     private void renewDueLeases() {
-        Instant now = clock.instant();
-        for (Execution execution : leases) {
-            try {
-                execution.renewIfDue(now);
-            } catch (RuntimeException | Error e) {
-                // never let one failure end the periodic task of every lease
-                LOG.log(Level.WARNING, "Renewing a lease failed", e);
+        try {
+            Instant now = clock.instant();
+            List<Execution> due = new ArrayList<>();
+            for (Execution execution : leases) {
+                if (execution.dueForRenewal(now)) {
+                    due.add(execution);
+                }
             }
+            for (int from = 0; from < due.size(); from += RENEWAL_BATCH) {
+                renew(due.subList(from, Math.min(due.size(), from + RENEWAL_BATCH)));
+            }
+        } catch (RuntimeException | Error e) {
+            // never let one failure end the periodic task of every lease
+            LOG.log(Level.WARNING, "Renewing leases failed", e);
+        }
+    }
+
+    private void renew(List<Execution> batch) {
+        Instant sentAt = clock.instant();
+        boolean[] extended;
+        try {
+            extended = store.renew(batch.stream().map(Execution::lease).toList());
+        } catch (RuntimeException e) {
+            batch.forEach(execution -> execution.renewalFailed(e));
+            return;
+        }
+        if (extended.length != batch.size()) {
+            throw new IllegalStateException(store + " answered " + extended.length + " renewals for " + batch.size());
+        }
+        for (int i = 0; i < extended.length; i++) {
+            batch.get(i).renewed(extended[i], sentAt);
         }
     }
 

@@ -3,10 +3,12 @@ package io.idemkey.core;
 import io.idemkey.core.IdempotencyMetrics.Exporter;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.Lease;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.TransactionalCompletion;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -63,6 +65,11 @@ public final class TimedStore implements IdempotencyStore {
     @Override
     public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
         return timed("renew", () -> delegate.renew(recordKey, ownerToken, lockTtl));
+    }
+
+    @Override
+    public boolean[] renew(List<Lease> leases) {
+        return timed("renew", () -> delegate.renew(leases));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.idemkey.spi;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Where idempotency records live. A record is created {@code IN_PROGRESS} by {@link #acquire}, owned
@@ -104,6 +105,25 @@ public interface IdempotencyStore extends AutoCloseable {
      * @return {@code true} if the lease was extended, {@code false} if it was lost
      */
     boolean renew(String recordKey, String ownerToken, Duration lockTtl);
+
+    /**
+     * {@link #renew(String, String, Duration)} for several leases at once, each compare-and-set on
+     * its own owner token as if renewed alone, in as few round trips as the store can (Redis: one,
+     * pipelined; JDBC: one batch), so that the leases due together are never renewed one slow round
+     * trip after the other. This default renews them one by one: a store with a network between it
+     * and its data should override it.
+     *
+     * @return for each lease, in order, whether it was extended ({@code false}: lost)
+     * @throws StoreUnavailableException if the store could not be reached (no lease is known renewed)
+     */
+    default boolean[] renew(List<Lease> leases) {
+        boolean[] renewed = new boolean[leases.size()];
+        for (int i = 0; i < renewed.length; i++) {
+            Lease lease = leases.get(i);
+            renewed[i] = renew(lease.recordKey(), lease.ownerToken(), lease.lockTtl());
+        }
+        return renewed;
+    }
 
     /**
      * Whether the store answers right now (one cheap round trip); for readiness checks, never called

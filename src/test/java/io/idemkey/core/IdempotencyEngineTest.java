@@ -3,6 +3,7 @@ package io.idemkey.core;
 import io.idemkey.core.IdempotencyMetrics.Event;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.Lease;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.store.memory.InMemoryIdempotencyStore;
@@ -565,6 +566,82 @@ class IdempotencyEngineTest {
         assertInstanceOf(Decision.Conflict.class, begin(), "renewals resumed once the store came back");
         execution.complete(CREATED);
         assertEquals(CREATED, replayed());
+    }
+
+    @Test
+    void leasesDueTogetherAreRenewedInBoundedBatchesSoAStoreTakingTwoSecondsPerCallLosesNone() {
+        SlowStore slow = new SlowStore(memory, Duration.ofSeconds(2));
+        IdempotencyEngine onSlowStore = engineBuilder(slow, scheduler, metrics).build();
+        int count = IdempotencyEngine.RENEWAL_BATCH + 50;
+        List<Execution> executions = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Execution execution = assertInstanceOf(Decision.Proceed.class,
+                    onSlowStore.begin(RECORD_KEY + "-" + i, KEY, FINGERPRINT, POLICY, ENDPOINT)).execution();
+            execution.markStarted();
+            execution.workBegins();
+            executions.add(execution);
+        }
+        Instant start = clock.instant();
+        scheduler.advance(POLICY.renewalInterval()); // all due at 10 s; unrenewed, each lease ends at 30 s
+        assertEquals(0, metrics.get(Event.LOST_LEASE), "renewed one by one, every lease from the 10th on would be lost");
+        assertEquals(2, slow.renewCalls.get(), count + " due leases, in two calls of at most " + IdempotencyEngine.RENEWAL_BATCH);
+        assertEquals(start.plusSeconds(14), clock.instant(), "the tick took two calls of 2 s");
+
+        scheduler.advance(Duration.between(clock.instant(), start.plus(LOCK_TTL).plusSeconds(5)));
+        assertEquals(0, metrics.get(Event.LOST_LEASE));
+        for (int i = 0; i < count; i++) {
+            assertInstanceOf(Decision.Conflict.class, onSlowStore.begin(RECORD_KEY + "-" + i, KEY, FINGERPRINT, POLICY, ENDPOINT),
+                    "lease " + i + " still held");
+            assertTrue(executions.get(i).isRunning());
+        }
+    }
+
+    /** A store whose every renewal call takes {@code callTime} of the test's clock (a slow network or a busy server). */
+    private final class SlowStore implements IdempotencyStore {
+        private final IdempotencyStore delegate;
+        private final Duration callTime;
+        final AtomicInteger renewCalls = new AtomicInteger();
+
+        SlowStore(IdempotencyStore delegate, Duration callTime) {
+            this.delegate = delegate;
+            this.callTime = callTime;
+        }
+
+        @Override
+        public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
+            return delegate.acquire(recordKey, fingerprint, ownerToken, lockTtl);
+        }
+
+        @Override
+        public boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl) {
+            return delegate.complete(recordKey, ownerToken, response, ttl);
+        }
+
+        @Override
+        public boolean release(String recordKey, String ownerToken) {
+            return delegate.release(recordKey, ownerToken);
+        }
+
+        @Override
+        public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
+            return renew(List.of(new Lease(recordKey, ownerToken, lockTtl)))[0];
+        }
+
+        @Override
+        public boolean[] renew(List<Lease> leases) {
+            renewCalls.incrementAndGet();
+            clock.advance(callTime); // the reply arrives this much later; the store applies it then
+            return delegate.renew(leases);
+        }
+
+        @Override
+        public boolean isAvailable() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     @Test

@@ -293,6 +293,33 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
+    void renewingSeveralLeasesAtOnceExtendsEachOwnedOneAndReportsEachLostOne() {
+        String owned = key("renew-all-owned");
+        String taken = key("renew-all-taken");
+        String completed = key("renew-all-completed");
+        String unknown = key("renew-all-unknown");
+        store.acquire(owned, FINGERPRINT, "owner-1", shortTtl());
+        store.acquire(taken, FINGERPRINT, "owner-2", LONG_LOCK);
+        store.acquire(completed, FINGERPRINT, "owner-3", LONG_LOCK);
+        assertTrue(store.complete(completed, "owner-3", RESPONSE, DAY));
+
+        boolean[] renewed = store.renew(List.of(
+                new Lease(owned, "owner-1", LONG_LOCK),
+                new Lease(taken, "stale-owner", LONG_LOCK),
+                new Lease(completed, "owner-3", LONG_LOCK),
+                new Lease(unknown, "owner-4", LONG_LOCK),
+                new Lease(taken, "owner-2", LONG_LOCK)));
+
+        assertArrayEquals(new boolean[]{true, false, false, false, true}, renewed, "in the order asked");
+        AcquireResult.InProgress inProgress = assertInstanceOf(AcquireResult.InProgress.class,
+                acquire(owned, FINGERPRINT, "owner-5"));
+        assertTrue(inProgress.remainingLease().compareTo(Duration.ofSeconds(30)) > 0, inProgress.toString());
+        assertCompletedWith(completed, RESPONSE);
+        assertInstanceOf(AcquireResult.Acquired.class, acquire(unknown, FINGERPRINT, "owner-6"), "no record made");
+        assertEquals(0, store.renew(List.of()).length);
+    }
+
+    @Test
     void sameTokenAcquiringTwiceAcquiresAgainAndStillOwnsTheRecord() {
         String key = key("re-acquire");
         assertInstanceOf(AcquireResult.Acquired.class, acquire(key, FINGERPRINT, "owner-1"));

@@ -2,6 +2,7 @@ package io.idemkey.store.jdbc;
 
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.Lease;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.spi.TransactionalCompletion;
 
@@ -14,6 +15,7 @@ import java.sql.SQLTransientException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 import java.util.regex.Pattern;
@@ -352,6 +354,28 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             statement.setString(2, recordKey);
             statement.setString(3, ownerToken);
         });
+    }
+
+    /** The renew statement once per lease, sent as one JDBC batch (one round trip with PostgreSQL's driver). */
+    @Override
+    public boolean[] renew(List<Lease> leases) {
+        try (Connection connection = connection("renew"); PreparedStatement statement = connection.prepareStatement(renew)) {
+            statement.setQueryTimeout(timeoutSeconds);
+            for (Lease lease : leases) {
+                statement.setLong(1, millis(lease.lockTtl()));
+                statement.setString(2, lease.recordKey());
+                statement.setString(3, lease.ownerToken());
+                statement.addBatch();
+            }
+            int[] counts = statement.executeBatch();
+            boolean[] renewed = new boolean[leases.size()];
+            for (int i = 0; i < renewed.length; i++) {
+                renewed[i] = counts[i] == 1;
+            }
+            return renewed;
+        } catch (SQLException e) {
+            throw failure("renew", e);
+        }
     }
 
     @Override

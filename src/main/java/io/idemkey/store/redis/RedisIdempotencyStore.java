@@ -2,11 +2,14 @@ package io.idemkey.store.redis;
 
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.Lease;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.StoreUnavailableException;
 import redis.clients.jedis.CommandObject;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.exceptions.JedisBusyException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -17,8 +20,10 @@ import redis.clients.jedis.util.Pool;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The {@link IdempotencyStore} on Redis, through a Jedis connection pool. Every operation is one
@@ -130,6 +135,43 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return applied(run(recordKey, RENEW, bytes(ownerToken), millis(lockTtl)));
     }
 
+    /**
+     * The leases' renewals pipelined on one connection: one round trip for all of them (each is
+     * still its own script call, on its own record).
+     */
+    @Override
+    public boolean[] renew(List<Lease> leases) {
+        List<Object> replies;
+        try {
+            replies = execute(connection -> renewals(connection, leases, RECORD.sha1()));
+        } catch (JedisNoScriptException e) {
+            replies = execute(connection -> renewals(connection, leases, null));
+        }
+        boolean[] renewed = new boolean[leases.size()];
+        for (int i = 0; i < renewed.length; i++) {
+            renewed[i] = applied(replies.get(i));
+        }
+        return renewed;
+    }
+
+    /** The renewals as one pipeline: by the script's SHA-1, or with its text where {@code sha1} is null. */
+    private List<Object> renewals(Connection connection, List<Lease> leases, byte[] sha1) {
+        Pipeline pipeline = new Pipeline(connection, false);
+        List<Response<Object>> responses = new ArrayList<>(leases.size());
+        for (Lease lease : leases) {
+            List<byte[]> keys = List.of(bytes(lease.recordKey()));
+            List<byte[]> argv = List.of(RENEW, bytes(lease.ownerToken()), millis(lease.lockTtl()));
+            responses.add(pipeline.appendCommand(sha1 != null ? commands.evalsha(sha1, keys, argv)
+                    : commands.eval(RECORD.source(), keys, argv)));
+        }
+        pipeline.sync(); // every reply is read: the connection goes back to the pool clean
+        List<Object> replies = new ArrayList<>(responses.size());
+        for (Response<Object> response : responses) {
+            replies.add(response.get()); // an error reply throws here, to be classified by attempt
+        }
+        return replies;
+    }
+
     @Override
     public boolean isAvailable() {
         try {
@@ -164,15 +206,20 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /** One command; retried once on a fresh connection if the pooled one turns out to be broken. */
     private <T> T execute(CommandObject<T> command) {
+        return execute(connection -> connection.executeCommand(command));
+    }
+
+    /** Commands on one connection; retried once on a fresh connection if the pooled one turns out to be broken. */
+    private <T> T execute(Function<Connection, T> commands) {
         try {
-            return attempt(command);
+            return attempt(commands);
         } catch (JedisConnectionException first) {
             if (timedOut(first)) {
                 throw unavailable(first); // Redis is slow, not gone: waiting twice would not help
             }
             pool.clear(); // idle connections are likely as stale as this one
             try {
-                return attempt(command);
+                return attempt(commands);
             } catch (JedisConnectionException second) {
                 throw unavailable(second);
             }
@@ -180,12 +227,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The command on one pooled connection. Every reply is classified here, on the first try and
+     * The commands on one pooled connection. Every reply is classified here, on the first try and
      * the retry alike: "not now" replies ({@code -LOADING} after a restart, ...) are outages.
      */
-    private <T> T attempt(CommandObject<T> command) {
+    private <T> T attempt(Function<Connection, T> commands) {
         try (Connection connection = borrow()) {
-            return connection.executeCommand(command);
+            return commands.apply(connection);
         } catch (JedisNoScriptException e) {
             throw e;
         } catch (JedisDataException e) {

@@ -3,6 +3,7 @@ package io.idemkey.store.redis;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.IdempotencyStoreContract;
+import io.idemkey.spi.Lease;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.testing.RedisMonitor;
@@ -18,6 +19,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +34,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -255,6 +259,62 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
         store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK);
         assertEquals(List.of("evalsha"), roundTrips(() -> assertTrue(store.renew(key, "owner-1", LONG_LOCK))));
         assertEquals(List.of("evalsha"), roundTrips(() -> assertTrue(store.release(key, "owner-1"))));
+    }
+
+    @Test
+    void leasesRenewedTogetherCostOneRoundTripNotOnePerLease() {
+        warmUp();
+        List<Lease> leases = acquiredLeases("renew-all", 50);
+        boolean[] renewed;
+        long socketReads;
+        try (Jedis stats = server.client()) {
+            long before = socketReads(stats);
+            renewed = store.renew(leases);
+            socketReads = socketReads(stats) - before - 1; // less this INFO's own read
+        }
+        assertArrayEquals(allTrue(50), renewed);
+        assertTrue(socketReads <= 2, "Redis read the 50 renewals in " + socketReads + " socket reads");
+        assertEquals(Collections.nCopies(50, "evalsha"), roundTrips(() -> assertArrayEquals(allTrue(50), store.renew(leases))),
+                "one script call per lease, nothing else");
+    }
+
+    @Test
+    void afterScriptFlushRenewingLeasesTogetherStillWorks() {
+        warmUp();
+        List<Lease> leases = acquiredLeases("renew-all-noscript", 3);
+        try (Jedis jedis = server.client()) {
+            jedis.scriptFlush();
+        }
+        List<String> sent = roundTrips(() -> assertArrayEquals(allTrue(3), store.renew(leases)));
+        assertEquals(List.of("evalsha", "evalsha", "evalsha", "eval", "eval", "eval"), sent);
+        assertEquals(Collections.nCopies(3, "evalsha"), roundTrips(() -> assertArrayEquals(allTrue(3), store.renew(leases))),
+                "EVAL cached the script again");
+    }
+
+    private List<Lease> acquiredLeases(String name, int count) {
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String key = key(name + "-" + i);
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-" + i, LONG_LOCK));
+            leases.add(new Lease(key, "owner-" + i, LONG_LOCK));
+        }
+        return leases;
+    }
+
+    private static boolean[] allTrue(int count) {
+        boolean[] values = new boolean[count];
+        Arrays.fill(values, true);
+        return values;
+    }
+
+    /** How many times Redis has read from a client socket ({@code INFO stats}): one per round trip, at least. */
+    private static long socketReads(Jedis stats) {
+        for (String line : stats.info("stats").split("\r\n")) {
+            if (line.startsWith("total_reads_processed:")) {
+                return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        throw new AssertionError("no total_reads_processed in INFO stats");
     }
 
     @Test
