@@ -116,6 +116,9 @@ public class IdempotencyRuntime {
                 .replayCacheBytes(settings.replayCacheBytes())
                 .rateLimit(settings.rateLimit().orElse(null))
                 .build();
+        if (store instanceof RedisIdempotencyStore redis) {
+            redis.whenNotReplicated(() -> engine.metrics().count(IdempotencyMetrics.Event.NOT_REPLICATED, "redis"));
+        }
         if (store instanceof JdbcIdempotencyStore table && !settings.jdbc().cleanupInterval().isZero()) {
             scheduler.everyInterval(settings.jdbc().cleanupInterval(),
                     new ExpiredRowsCleanup(table, settings.jdbc().cleanupBatchSize(), engine.metrics()));

@@ -4,6 +4,7 @@ import io.idemkey.spi.RateLimit;
 import io.idemkey.store.jdbc.JdbcIdempotencyStore;
 import io.idemkey.store.jdbc.JdbcStoreOptions;
 import io.idemkey.store.redis.RedisStoreOptions;
+import redis.clients.jedis.HostAndPort;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -69,6 +70,11 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
     public static final String REDIS_TRUSTSTORE_PASSWORD = "idempotency.redis.tls.truststore-password";
     public static final String REDIS_TRUSTSTORE_TYPE = "idempotency.redis.tls.truststore-type";
     public static final String REDIS_VERIFY_HOSTNAME = "idempotency.redis.tls.verify-hostname";
+    public static final String REDIS_MODE = "idempotency.redis.mode";
+    public static final String REDIS_NODES = "idempotency.redis.nodes";
+    public static final String REDIS_SENTINEL_MASTER = "idempotency.redis.sentinel.master";
+    public static final String REDIS_WAIT_REPLICAS = "idempotency.redis.wait-replicas";
+    public static final String REDIS_WAIT_TIMEOUT = "idempotency.redis.wait-timeout-ms";
     public static final String KEY_PREFIX = "idempotency.key-prefix";
     public static final String HEADER = "idempotency.header";
     public static final String REPLAYED_HEADER = "idempotency.replayed-header";
@@ -242,7 +248,58 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
         config.get(REDIS_TRUSTSTORE).ifPresent(path -> options.sslSocketFactory(trustStore(path,
                 config.get(REDIS_TRUSTSTORE_PASSWORD).orElse(null),
                 config.get(REDIS_TRUSTSTORE_TYPE).orElse(KeyStore.getDefaultType()))));
+        topology(config, options);
+        options.waitReplicas(integer(config, REDIS_WAIT_REPLICAS, 0, 0, 100),
+                Duration.ofMillis(integer(config, REDIS_WAIT_TIMEOUT, 100, 1, 60_000)));
+        if (options.waitReplicas() > 0 && options.waitTimeout().compareTo(options.readTimeout()) >= 0) {
+            throw new ConfigurationException(REDIS_WAIT_TIMEOUT, "(" + options.waitTimeout().toMillis() + ") must be below "
+                    + REDIS_READ_TIMEOUT + " (" + options.readTimeout().toMillis() + "): a completion waiting for its"
+                    + " replicas would otherwise time out as an outage");
+        }
         return options;
+    }
+
+    /** Sentinel or cluster: the nodes to ask, and the master's name (a standalone server needs neither). */
+    private static void topology(ConfigLookup config, RedisStoreOptions options) {
+        RedisStoreOptions.Mode mode = config.get(REDIS_MODE)
+                .map(v -> Values.choice(REDIS_MODE, v, RedisStoreOptions.Mode.class)).orElse(RedisStoreOptions.Mode.STANDALONE);
+        Optional<String> nodes = config.get(REDIS_NODES).filter(v -> !v.isBlank());
+        Optional<String> master = config.get(REDIS_SENTINEL_MASTER).filter(v -> !v.isBlank());
+        String modeName = mode.name().toLowerCase(Locale.ROOT);
+        if (mode == RedisStoreOptions.Mode.STANDALONE) {
+            // silently talking to one server when the operator listed a cluster would be a surprise
+            if (nodes.isPresent()) {
+                throw new ConfigurationException(REDIS_NODES, "is set, but " + REDIS_MODE
+                        + " is standalone (the URL's server): set the mode to sentinel or cluster, or remove the nodes");
+            }
+            if (master.isPresent()) {
+                throw new ConfigurationException(REDIS_SENTINEL_MASTER, "is set, but " + REDIS_MODE
+                        + " is not sentinel");
+            }
+            return;
+        }
+        List<HostAndPort> addresses;
+        try {
+            addresses = RedisStoreOptions.parseNodes(nodes.orElseThrow(() -> new ConfigurationException(REDIS_NODES,
+                    "is required when " + REDIS_MODE + " is " + modeName + ": host:port of "
+                            + (mode == RedisStoreOptions.Mode.SENTINEL ? "the sentinels" : "some of the cluster's nodes")
+                            + ", separated by commas")));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(REDIS_NODES, "must be host:port pairs separated by commas: " + e.getMessage());
+        }
+        if (mode == RedisStoreOptions.Mode.SENTINEL) {
+            options.sentinel(master.orElseThrow(() -> new ConfigurationException(REDIS_SENTINEL_MASTER,
+                    "is required when " + REDIS_MODE + " is sentinel: the name the sentinels monitor the master by")), addresses);
+            return;
+        }
+        if (master.isPresent()) {
+            throw new ConfigurationException(REDIS_SENTINEL_MASTER, "is set, but " + REDIS_MODE + " is cluster");
+        }
+        try {
+            options.cluster(addresses);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(REDIS_URL, "does not suit a Redis Cluster: " + e.getMessage());
+        }
     }
 
     private static SSLSocketFactory trustStore(String path, String password, String type) {

@@ -41,7 +41,9 @@ public final class IdempotencyMetrics {
         /** A request was refused with 429: its key was used more often than the rate limit allows. */
         RATE_LIMITED,
         /** An expired record was deleted by the store's cleanup (stores that do not expire records themselves). */
-        EXPIRED_DELETED;
+        EXPIRED_DELETED,
+        /** A completion fewer replicas acknowledged than {@code idempotency.redis.wait-replicas} asks, within its timeout. */
+        NOT_REPLICATED;
 
         public String metricName() {
             return "idempotency." + name().toLowerCase(Locale.ROOT).replace('_', '.');

@@ -90,6 +90,7 @@ public class MicroProfileMetricsExporter implements IdempotencyMetrics.Exporter 
             case NOT_RECORDED -> "Responses delivered but not recorded";
             case RATE_LIMITED -> "Requests refused with 429 by the per-key rate limit";
             case EXPIRED_DELETED -> "Expired records deleted by the JDBC store's cleanup";
+            case NOT_REPLICATED -> "Completions fewer replicas acknowledged in time than idempotency.redis.wait-replicas asks";
         };
     }
 }

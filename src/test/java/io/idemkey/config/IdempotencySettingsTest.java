@@ -2,6 +2,7 @@ package io.idemkey.config;
 
 import io.idemkey.spi.RateLimit;
 import io.idemkey.store.jdbc.JdbcStoreOptions;
+import io.idemkey.store.redis.RedisStoreOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -201,6 +202,54 @@ class IdempotencySettingsTest {
     void redisUrlWithAPortOutOfRangeIsRefusedWithoutShowingThePassword(String url) {
         String message = refused(IdempotencySettings.REDIS_URL, IdempotencySettings.REDIS_URL, url);
         assertFalse(message.contains("secret"), message);
+    }
+
+    @Test
+    void clusterAndSentinelModesReadTheirNodesAndKeepTheUrlsCredentialsAndTls() {
+        IdempotencySettings cluster = settings(IdempotencySettings.REDIS_MODE, "Cluster",
+                IdempotencySettings.REDIS_NODES, " 10.0.0.1:7000, 10.0.0.2:7001 ,[::1]:7002",
+                IdempotencySettings.REDIS_URL, "rediss://app:secret@unused:6379");
+        assertEquals(RedisStoreOptions.Mode.CLUSTER, cluster.redis().mode());
+        assertEquals("rediss+cluster://app@10.0.0.1:7000,10.0.0.2:7001,[::1]:7002", cluster.redis().description());
+
+        IdempotencySettings sentinel = settings(IdempotencySettings.REDIS_MODE, "sentinel",
+                IdempotencySettings.REDIS_NODES, "s1:26379,s2:26379,s3:26379",
+                IdempotencySettings.REDIS_SENTINEL_MASTER, "orders", IdempotencySettings.REDIS_URL, "redis://unused/2");
+        assertEquals(RedisStoreOptions.Mode.SENTINEL, sentinel.redis().mode());
+        assertEquals("redis+sentinel://s1:26379,s2:26379,s3:26379/orders/2", sentinel.redis().description());
+
+        assertEquals(RedisStoreOptions.Mode.STANDALONE, settings().redis().mode());
+        assertEquals(0, settings().redis().waitReplicas());
+        assertEquals(Duration.ofMillis(100), settings().redis().waitTimeout());
+        RedisStoreOptions waiting = settings(IdempotencySettings.REDIS_WAIT_REPLICAS, "1",
+                IdempotencySettings.REDIS_WAIT_TIMEOUT, "250").redis();
+        assertEquals(1, waiting.waitReplicas());
+        assertEquals(Duration.ofMillis(250), waiting.waitTimeout());
+        refused(IdempotencySettings.REDIS_WAIT_REPLICAS, IdempotencySettings.REDIS_WAIT_REPLICAS, "-1");
+        refused(IdempotencySettings.REDIS_WAIT_TIMEOUT, IdempotencySettings.REDIS_WAIT_TIMEOUT, "0");
+        assertTrue(refused(IdempotencySettings.REDIS_WAIT_TIMEOUT, IdempotencySettings.REDIS_WAIT_REPLICAS, "1",
+                IdempotencySettings.REDIS_WAIT_TIMEOUT, "2000").contains(IdempotencySettings.REDIS_READ_TIMEOUT));
+        assertEquals(1, settings(IdempotencySettings.REDIS_WAIT_REPLICAS, "1", IdempotencySettings.REDIS_WAIT_TIMEOUT, "2000",
+                IdempotencySettings.REDIS_READ_TIMEOUT, "3000").redis().waitReplicas());
+    }
+
+    @Test
+    void incompleteOrContradictoryTopologiesAreRefusedNamingTheProperty() {
+        String mode = IdempotencySettings.REDIS_MODE;
+        String nodes = IdempotencySettings.REDIS_NODES;
+        String master = IdempotencySettings.REDIS_SENTINEL_MASTER;
+        assertTrue(refused(mode, mode, "replicated").contains("standalone, sentinel, cluster"));
+        refused(nodes, mode, "cluster");
+        refused(nodes, mode, "sentinel", master, "orders");
+        refused(master, mode, "sentinel", nodes, "s1:26379");
+        for (String malformed : new String[]{"host", "host:", ":7000", "host:0", "host:65536", "host:70a", " , "}) {
+            refused(nodes, mode, "cluster", nodes, malformed);
+        }
+        assertTrue(refused(nodes, nodes, "10.0.0.1:7000").contains("standalone"), "nodes without a mode: not ignored");
+        refused(master, master, "orders");
+        refused(master, mode, "cluster", nodes, "10.0.0.1:7000", master, "orders");
+        assertTrue(refused(IdempotencySettings.REDIS_URL, mode, "cluster", nodes, "10.0.0.1:7000",
+                IdempotencySettings.REDIS_URL, "redis://unused/3").contains("database 0"));
     }
 
     @Test

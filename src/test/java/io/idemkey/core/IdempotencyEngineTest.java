@@ -759,7 +759,7 @@ class IdempotencyEngineTest {
         assertEquals(List.of("idempotency.acquired", "idempotency.replayed", "idempotency.conflict", "idempotency.mismatch",
                 "idempotency.completed", "idempotency.released", "idempotency.store.error", "idempotency.lost.lease",
                 "idempotency.fail.open", "idempotency.not.recorded", "idempotency.rate.limited",
-                "idempotency.expired.deleted"), List.copyOf(metrics.snapshot().keySet()));
+                "idempotency.expired.deleted", "idempotency.not.replicated"), List.copyOf(metrics.snapshot().keySet()));
         assertFalse(metrics.snapshot().toString().contains(KEY));
     }
 

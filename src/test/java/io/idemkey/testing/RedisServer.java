@@ -76,6 +76,30 @@ public final class RedisServer implements AutoCloseable {
         startProcess();
     }
 
+    /** Freezes the server ({@code SIGSTOP}): it keeps its connections but answers nothing until {@link #resume}. */
+    public synchronized void freeze() {
+        signal("STOP");
+    }
+
+    /** Lets a frozen server go on ({@code SIGCONT}). */
+    public synchronized void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + signal + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** A new, single-threaded client for assertions; close it. */
     public Jedis client() {
         return new Jedis("127.0.0.1", port);
@@ -95,6 +119,18 @@ public final class RedisServer implements AutoCloseable {
             }
             return calls;
         }
+    }
+
+    /** How far this server is in its replication stream: written (a master) or processed (a replica). */
+    public long replicationOffset() {
+        try (Jedis jedis = client()) {
+            for (String line : jedis.info("replication").split("\r?\n")) {
+                if (line.startsWith("master_repl_offset:")) {
+                    return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+        }
+        throw new IllegalStateException("no master_repl_offset in INFO replication");
     }
 
     public void resetStats() {

@@ -5,17 +5,18 @@ import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.StoreUnavailableException;
-import redis.clients.jedis.CommandObject;
-import redis.clients.jedis.CommandObjects;
-import redis.clients.jedis.Connection;
-import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisBusyException;
+import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
-import redis.clients.jedis.util.Pool;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -23,20 +24,32 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.logging.Logger;
 
 /**
- * The {@link IdempotencyStore} on Redis, through a Jedis connection pool. Every operation is one
- * round trip running one Lua script ({@code record.lua} next to this class), so acquire cannot race,
- * and complete, release and renew are compare-and-set on the owner token. A record is one compact
- * string that Redis expires itself ({@code PX}); with a rate limit, a key's request counter lives
- * beside it for its window. Nothing else of Idemkey's lives in Redis.
+ * The {@link IdempotencyStore} on Redis, through a Jedis client: one server ({@link RedisClient}), a
+ * master found through Sentinel, or a Redis Cluster ({@link RedisStoreOptions.Mode}). Every
+ * operation is one round trip running one Lua script ({@code record.lua} next to this class), so
+ * acquire cannot race, and complete, release and renew are compare-and-set on the owner token. A
+ * record is one compact string that Redis expires itself ({@code PX}); with a rate limit, a key's
+ * request counter lives beside it, in the same cluster slot, for its window. Each script touches
+ * only the keys it is given, so in a cluster it runs on the record's slot's master; a node that
+ * never saw the script answers {@code NOSCRIPT} and gets its text once. Nothing else of Idemkey's
+ * lives in Redis.
  *
  * <p>A command that fails on a pooled connection (Redis restarted, a proxy dropped it) is retried
  * once on a fresh connection before the store is declared unavailable, so the first request after
- * Redis returns succeeds. Pooled connections are not pinged on borrow.
+ * Redis returns succeeds. Pooled connections are not pinged on borrow. Sentinel and cluster clients
+ * find their topology when the store opens; if no node answers then, the store keeps trying on
+ * each call (the servers start without Redis, as with one server).
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
+
+    private static final Logger LOG = Logger.getLogger(RedisIdempotencyStore.class.getName());
 
     private static final RedisScript RECORD = RedisScript.load("record");
     private static final byte[] ACQUIRE = bytes("acquire");
@@ -50,22 +63,37 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final List<String> TRANSIENT_REPLIES =
             List.of("READONLY", "LOADING", "OOM", "BUSY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOAUTH");
 
-    private final Pool<Connection> pool;
-    private final CommandObjects commands = new CommandObjects();
+    private final Supplier<UnifiedJedis> connect;
     private final String description;
+    private final int waitReplicas;
+    private final long waitTimeoutMillis;
+    private final LongAdder notReplicated = new LongAdder();
+    private volatile Runnable whenNotReplicated = () -> { };
+    private volatile UnifiedJedis client;
 
     /**
-     * @param pool        the connection pool; the store closes it
-     * @param description where the store points, for messages (never with credentials)
+     * @param connect      makes the client (called again until it succeeds); the store closes it
+     * @param description  where the store points, for messages (never with credentials)
+     * @param waitReplicas replicas that must acknowledge a completion ({@code WAIT}); 0: none
+     * @param waitTimeout  how long a completion waits for them
      */
-    public RedisIdempotencyStore(Pool<Connection> pool, String description) {
-        this.pool = pool;
+    RedisIdempotencyStore(Supplier<UnifiedJedis> connect, String description, int waitReplicas, Duration waitTimeout) {
+        this.connect = connect;
         this.description = description;
+        this.waitReplicas = waitReplicas;
+        this.waitTimeoutMillis = Math.max(1, waitTimeout.toMillis());
     }
 
-    /** Opens a pool as the options say; no connection is made until the first command. */
+    /** A store as the options say; a standalone one makes no connection until the first command. */
     public static RedisIdempotencyStore open(RedisStoreOptions options) {
-        return new RedisIdempotencyStore(options.createPool(), options.description());
+        RedisIdempotencyStore store = new RedisIdempotencyStore(options::createClient, options.description(),
+                options.waitReplicas(), options.waitTimeout());
+        try {
+            store.client();
+        } catch (StoreUnavailableException e) {
+            // no node answers yet: the first call tries again
+        }
+        return store;
     }
 
     @Override
@@ -120,9 +148,59 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return new AcquireResult.Completed((byte[]) reply.get(1), Duration.ofMillis(Math.max(0, (Long) reply.get(2))));
     }
 
+    /**
+     * The completion script; with {@code wait-replicas}, followed in the same round trip by
+     * {@code WAIT} on the same connection (in a cluster: to the record's master), which returns once
+     * that many replicas have everything this connection wrote, the completion included, or at the
+     * timeout. A completion the replicas did not all acknowledge in time is logged and counted, and
+     * still reported: the master has it, and the caller's response must go out.
+     */
     @Override
     public boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl) {
-        return applied(run(recordKey, COMPLETE, bytes(ownerToken), response, millis(ttl)));
+        if (waitReplicas == 0) {
+            return applied(run(recordKey, COMPLETE, bytes(ownerToken), response, millis(ttl)));
+        }
+        List<byte[]> keys = List.of(bytes(recordKey));
+        List<byte[]> argv = List.of(COMPLETE, bytes(ownerToken), response, millis(ttl));
+        List<Object> replies;
+        try {
+            replies = execute(client -> completionWithWait(client, recordKey, keys, argv, RECORD.sha1()));
+        } catch (JedisNoScriptException e) {
+            replies = execute(client -> completionWithWait(client, recordKey, keys, argv, null));
+        }
+        boolean applied = applied(replies.get(0));
+        long acknowledged = (Long) replies.get(1);
+        if (applied && acknowledged < waitReplicas) {
+            notReplicated.increment();
+            whenNotReplicated.run();
+            LOG.warning("Idemkey: the completion of the record " + recordKey + " was acknowledged by " + acknowledged
+                    + " of the " + waitReplicas + " replicas wanted within " + waitTimeoutMillis + " ms: it is on the master"
+                    + " only, and a failover now may forget it (idempotency.redis.wait-replicas)");
+        }
+        return applied;
+    }
+
+    private List<Object> completionWithWait(UnifiedJedis client, String recordKey, List<byte[]> keys, List<byte[]> argv,
+                                            byte[] sha1) {
+        Response<Object> completed;
+        Response<Long> waited;
+        try (AbstractPipeline pipeline = client.pipelined()) {
+            completed = sha1 != null ? pipeline.evalsha(sha1, keys, argv) : pipeline.eval(RECORD.source(), keys, argv);
+            waited = pipeline.waitReplicas(recordKey, waitReplicas, waitTimeoutMillis);
+            pipeline.sync();
+        }
+        Object reply = completed.get(); // an error reply throws here, to be classified by attempt
+        return List.of(reply, waited.get());
+    }
+
+    /** Runs {@code action} for each completion fewer than {@code wait-replicas} replicas acknowledged in time (to count it). */
+    public void whenNotReplicated(Runnable action) {
+        this.whenNotReplicated = action;
+    }
+
+    /** Completions that fewer than {@code wait-replicas} replicas acknowledged in time, since the store opened. */
+    public long completionsNotReplicated() {
+        return notReplicated.sum();
     }
 
     @Override
@@ -136,16 +214,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The leases' renewals pipelined on one connection: one round trip for all of them (each is
-     * still its own script call, on its own record).
+     * The leases' renewals pipelined: one round trip for all of them (in a cluster, one per master
+     * that holds some of them), each still its own script call on its own record.
      */
     @Override
     public boolean[] renew(List<Lease> leases) {
         List<Object> replies;
         try {
-            replies = execute(connection -> renewals(connection, leases, RECORD.sha1()));
+            replies = execute(client -> renewals(client, leases, RECORD.sha1()));
         } catch (JedisNoScriptException e) {
-            replies = execute(connection -> renewals(connection, leases, null));
+            replies = execute(client -> renewals(client, leases, null));
         }
         boolean[] renewed = new boolean[leases.size()];
         for (int i = 0; i < renewed.length; i++) {
@@ -155,16 +233,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /** The renewals as one pipeline: by the script's SHA-1, or with its text where {@code sha1} is null. */
-    private List<Object> renewals(Connection connection, List<Lease> leases, byte[] sha1) {
-        Pipeline pipeline = new Pipeline(connection, false);
+    private static List<Object> renewals(UnifiedJedis client, List<Lease> leases, byte[] sha1) {
         List<Response<Object>> responses = new ArrayList<>(leases.size());
-        for (Lease lease : leases) {
-            List<byte[]> keys = List.of(bytes(lease.recordKey()));
-            List<byte[]> argv = List.of(RENEW, bytes(lease.ownerToken()), millis(lease.lockTtl()));
-            responses.add(pipeline.appendCommand(sha1 != null ? commands.evalsha(sha1, keys, argv)
-                    : commands.eval(RECORD.source(), keys, argv)));
+        try (AbstractPipeline pipeline = client.pipelined()) {
+            for (Lease lease : leases) {
+                List<byte[]> keys = List.of(bytes(lease.recordKey()));
+                List<byte[]> argv = List.of(RENEW, bytes(lease.ownerToken()), millis(lease.lockTtl()));
+                responses.add(sha1 != null ? pipeline.evalsha(sha1, keys, argv) : pipeline.eval(RECORD.source(), keys, argv));
+            }
+            pipeline.sync(); // every reply is read: the connections go back to the pool clean
         }
-        pipeline.sync(); // every reply is read: the connection goes back to the pool clean
         List<Object> replies = new ArrayList<>(responses.size());
         for (Response<Object> response : responses) {
             replies.add(response.get()); // an error reply throws here, to be classified by attempt
@@ -175,7 +253,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean isAvailable() {
         try {
-            return "PONG".equals(execute(commands.ping()));
+            return "PONG".equals(execute(UnifiedJedis::ping));
         } catch (RuntimeException e) {
             return false;
         }
@@ -183,7 +261,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public void close() {
-        pool.close();
+        UnifiedJedis opened = client;
+        if (opened != null) {
+            opened.close();
+        }
     }
 
     @Override
@@ -198,26 +279,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private Object run(List<byte[]> keys, byte[]... args) {
         List<byte[]> argv = List.of(args);
         try {
-            return execute(commands.evalsha(RECORD.sha1(), keys, argv));
+            return execute(client -> client.evalsha(RECORD.sha1(), keys, argv));
         } catch (JedisNoScriptException e) {
-            return execute(commands.eval(RECORD.source(), keys, argv));
+            return execute(client -> client.eval(RECORD.source(), keys, argv));
         }
     }
 
-    /** One command; retried once on a fresh connection if the pooled one turns out to be broken. */
-    private <T> T execute(CommandObject<T> command) {
-        return execute(connection -> connection.executeCommand(command));
-    }
-
-    /** Commands on one connection; retried once on a fresh connection if the pooled one turns out to be broken. */
-    private <T> T execute(Function<Connection, T> commands) {
+    /** Commands on the client; retried once on a fresh connection if the pooled one turns out to be broken. */
+    private <T> T execute(Function<UnifiedJedis, T> commands) {
         try {
             return attempt(commands);
         } catch (JedisConnectionException first) {
-            if (timedOut(first)) {
-                throw unavailable(first); // Redis is slow, not gone: waiting twice would not help
+            if (timedOut(first) || client instanceof RedisClusterClient) {
+                // Redis is slow, not gone: waiting twice would not help; a cluster client has
+                // already tried again, on fresh connections and a refreshed topology
+                throw unavailable(first);
             }
-            pool.clear(); // idle connections are likely as stale as this one
+            if (client instanceof RedisClient standalone) {
+                standalone.getPool().clear(); // idle connections are likely as stale as this one
+            }
             try {
                 return attempt(commands);
             } catch (JedisConnectionException second) {
@@ -227,26 +307,44 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The commands on one pooled connection. Every reply is classified here, on the first try and
-     * the retry alike: "not now" replies ({@code -LOADING} after a restart, ...) are outages.
+     * The commands on the client. Every reply is classified here, on the first try and the retry
+     * alike: "not now" replies ({@code -LOADING} after a restart, ...) are outages, and so is a
+     * cluster that keeps redirecting or has no node left to try.
      */
-    private <T> T attempt(Function<Connection, T> commands) {
-        try (Connection connection = borrow()) {
-            return commands.apply(connection);
-        } catch (JedisNoScriptException e) {
+    private <T> T attempt(Function<UnifiedJedis, T> commands) {
+        try {
+            return commands.apply(client());
+        } catch (JedisNoScriptException | JedisConnectionException e) {
             throw e;
+        } catch (JedisRedirectionException | JedisClusterOperationException e) {
+            throw unavailable(e); // the slots moved (a failover, a resharding) faster than the client followed
         } catch (JedisDataException e) {
             throw transientReply(e) ? unavailable(e) : e;
+        } catch (JedisException e) {
+            if (e.getCause() instanceof NoSuchElementException) {
+                throw unavailable(e); // no free pooled connection within the wait limit
+            }
+            throw e;
         }
     }
 
-    private Connection borrow() {
-        try {
-            return pool.getResource();
-        } catch (JedisDataException e) {
-            throw e; // a new connection's handshake was answered: classified by attempt
-        } catch (JedisException e) {
-            throw unavailable(e); // cannot connect, or no free connection within the wait limit
+    /** The client, made on first use (and again until a sentinel or cluster node answers). */
+    private UnifiedJedis client() {
+        UnifiedJedis current = client;
+        if (current != null) {
+            return current;
+        }
+        synchronized (this) {
+            if (client == null) {
+                try {
+                    client = connect.get();
+                } catch (JedisDataException e) {
+                    throw e; // a node answered, and refused (wrong password, ...)
+                } catch (JedisException e) {
+                    throw unavailable(e);
+                }
+            }
+            return client;
         }
     }
 

@@ -1,20 +1,25 @@
 package io.idemkey.store.redis;
 
 import redis.clients.jedis.ClientSetInfoConfig;
-import redis.clients.jedis.Connection;
-import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisSentinelClient;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisURIHelper;
-import redis.clients.jedis.util.Pool;
 
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocketFactory;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Where and how to reach Redis: parsed from a {@code redis://} or {@code rediss://} (TLS) URL, with
@@ -23,7 +28,13 @@ import java.util.Objects;
  */
 public final class RedisStoreOptions {
 
+    /** How Redis is deployed: one server, a master found through Sentinel, or a Redis Cluster. */
+    public enum Mode { STANDALONE, SENTINEL, CLUSTER }
+
     private final HostAndPort address;
+    private Mode mode = Mode.STANDALONE;
+    private List<HostAndPort> nodes = List.of();
+    private String sentinelMaster;
     private final boolean tls;
     private final String user;
     private final String password;
@@ -31,6 +42,8 @@ public final class RedisStoreOptions {
     private Duration connectTimeout = Duration.ofSeconds(2);
     private Duration readTimeout = Duration.ofSeconds(2);
     private Duration poolMaxWait = Duration.ofSeconds(2);
+    private int waitReplicas = 0;
+    private Duration waitTimeout = Duration.ofMillis(100);
     private int poolMaxTotal = 64;
     private int poolMinIdle = 0;
     private SSLSocketFactory sslSocketFactory;
@@ -119,9 +132,108 @@ public final class RedisStoreOptions {
     }
 
     /** Whether a TLS server's certificate must name the host of the URL (default true). */
+    /**
+     * How many replicas must acknowledge a completion before it counts as done (Redis {@code WAIT},
+     * sent with the completion: no extra round trip), so that a failover cannot forget it (default 0:
+     * the master's acknowledgement only). A completion not acknowledged within {@code timeout} is
+     * logged and counted, and still reported done: the response goes out.
+     */
+    public RedisStoreOptions waitReplicas(int replicas, Duration timeout) {
+        if (replicas < 0) {
+            throw new IllegalArgumentException("wait replicas must not be negative");
+        }
+        this.waitReplicas = replicas;
+        this.waitTimeout = positive(timeout, "wait timeout");
+        return this;
+    }
+
+    public int waitReplicas() {
+        return waitReplicas;
+    }
+
+    public Duration readTimeout() {
+        return readTimeout;
+    }
+
+    public Duration waitTimeout() {
+        return waitTimeout;
+    }
+
     public RedisStoreOptions verifyHostname(boolean verify) {
         this.verifyHostname = verify;
         return this;
+    }
+
+    /**
+     * Finds the master named {@code masterName} through these sentinels and follows it across
+     * failovers. The URL's scheme (TLS), user, password and database apply to the master and its
+     * replicas; its host and port are not used.
+     */
+    public RedisStoreOptions sentinel(String masterName, List<HostAndPort> sentinels) {
+        if (masterName == null || masterName.isBlank()) {
+            throw new IllegalArgumentException("the master's name is missing");
+        }
+        this.mode = Mode.SENTINEL;
+        this.sentinelMaster = masterName.trim();
+        this.nodes = nonEmpty(sentinels);
+        return this;
+    }
+
+    /**
+     * Talks to the Redis Cluster these seed nodes belong to (any of its masters or replicas). The
+     * URL's scheme (TLS), user and password apply to every node; its host and port are not used,
+     * and the database must be 0 (a cluster has no other).
+     */
+    public RedisStoreOptions cluster(List<HostAndPort> seeds) {
+        if (database != 0) {
+            throw new IllegalArgumentException("a Redis Cluster has database 0 only, not " + database);
+        }
+        this.mode = Mode.CLUSTER;
+        this.nodes = nonEmpty(seeds);
+        return this;
+    }
+
+    /**
+     * {@code host:port} pairs separated by commas (IPv6 hosts in brackets), as in
+     * {@code idempotency.redis.nodes}.
+     *
+     * @throws IllegalArgumentException naming the first pair that is not one
+     */
+    public static List<HostAndPort> parseNodes(String nodes) {
+        List<HostAndPort> parsed = new ArrayList<>();
+        for (String node : nodes.split(",")) {
+            String trimmed = node.trim();
+            if (trimmed.isEmpty()) {
+                continue;
+            }
+            int colon = trimmed.lastIndexOf(':');
+            String host = colon > 0 ? trimmed.substring(0, colon) : "";
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            int port;
+            try {
+                port = Integer.parseInt(trimmed.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+            if (host.isEmpty() || port < 1 || port > 65535) {
+                throw new IllegalArgumentException("'" + trimmed + "' is not host:port with a port between 1 and 65535");
+            }
+            parsed.add(new HostAndPort(host, port));
+        }
+        return nonEmpty(parsed);
+    }
+
+    private static List<HostAndPort> nonEmpty(List<HostAndPort> nodes) {
+        if (nodes == null || nodes.isEmpty()) {
+            throw new IllegalArgumentException("no host:port given");
+        }
+        return List.copyOf(nodes);
+    }
+
+    public Mode mode() {
+        return mode;
     }
 
     public boolean tls() {
@@ -136,24 +248,69 @@ public final class RedisStoreOptions {
         return poolMaxTotal;
     }
 
-    /** {@code redis[s]://[user@]host:port/db}: for messages and logs, without the password. */
+    /**
+     * Where the store points, for messages and logs, without the password:
+     * {@code redis[s]://[user@]host:port/db}, {@code redis[s]+sentinel://[user@]host:port,.../master/db}
+     * or {@code redis[s]+cluster://[user@]host:port,...}.
+     */
     public String description() {
-        return (tls ? "rediss://" : "redis://") + (user != null ? user + "@" : "")
-                + address.getHost() + ":" + address.getPort() + "/" + database;
+        String scheme = (tls ? "rediss" : "redis") + switch (mode) {
+            case STANDALONE -> "";
+            case SENTINEL -> "+sentinel";
+            case CLUSTER -> "+cluster";
+        };
+        String hosts = mode == Mode.STANDALONE ? hostAndPort(address)
+                : String.join(",", nodes.stream().map(RedisStoreOptions::hostAndPort).toList());
+        String path = switch (mode) {
+            case STANDALONE -> "/" + database;
+            case SENTINEL -> "/" + sentinelMaster + "/" + database;
+            case CLUSTER -> "";
+        };
+        return scheme + "://" + (user != null ? user + "@" : "") + hosts + path;
     }
 
-    Pool<Connection> createPool() {
+    private static String hostAndPort(HostAndPort node) {
+        String host = node.getHost().contains(":") ? "[" + node.getHost() + "]" : node.getHost();
+        return host + ":" + node.getPort();
+    }
+
+    /**
+     * The Jedis client for the mode: {@link RedisClient} (one server), {@link RedisSentinelClient}
+     * (asks the sentinels for the master, and follows it when they fail over) or
+     * {@link RedisClusterClient} (routes each command to its slot's master, follows MOVED and ASK).
+     * A standalone client connects on its first command; the others ask their nodes for the
+     * topology here, and throw if none answers.
+     */
+    UnifiedJedis createClient() {
+        JedisClientConfig client = clientConfig(true);
+        return switch (mode) {
+            case STANDALONE -> RedisClient.builder().hostAndPort(address).clientConfig(client)
+                    .poolConfig(poolConfig()).build();
+            case SENTINEL -> RedisSentinelClient.builder().masterName(sentinelMaster).sentinels(Set.copyOf(nodes))
+                    .clientConfig(client).sentinelClientConfig(clientConfig(false)).poolConfig(poolConfig()).build();
+            case CLUSTER -> RedisClusterClient.builder().nodes(Set.copyOf(nodes)).clientConfig(client)
+                    .poolConfig(poolConfig())
+                    // a failover takes a few seconds: keep following MOVED / retrying for up to twice the read timeout
+                    .maxTotalRetriesDuration(readTimeout.multipliedBy(2))
+                    .build();
+        };
+    }
+
+    /** The connection settings: a data node's (with credentials and database), or a sentinel's (without). */
+    private JedisClientConfig clientConfig(boolean dataNode) {
         DefaultJedisClientConfig.Builder client = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(millis(connectTimeout))
                 .socketTimeoutMillis(millis(readTimeout))
-                .database(database)
                 .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
                 .ssl(tls);
-        if (user != null) {
-            client.user(user);
-        }
-        if (password != null) {
-            client.password(password);
+        if (dataNode) {
+            client.database(database);
+            if (user != null) {
+                client.user(user);
+            }
+            if (password != null) {
+                client.password(password);
+            }
         }
         if (tls) {
             if (sslSocketFactory != null) {
@@ -165,6 +322,10 @@ public final class RedisStoreOptions {
                 client.sslParameters(parameters);
             }
         }
+        return client.build();
+    }
+
+    private ConnectionPoolConfig poolConfig() {
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
         pool.setMaxTotal(poolMaxTotal);
         pool.setMaxIdle(poolMaxTotal);
@@ -174,7 +335,7 @@ public final class RedisStoreOptions {
         pool.setTestOnBorrow(false);
         pool.setTestOnReturn(false);
         pool.setJmxEnabled(false);
-        return new ConnectionPool(address, client.build(), pool);
+        return pool;
     }
 
     private static int millis(Duration duration) {

@@ -1,0 +1,264 @@
+package io.idemkey.store.redis;
+
+import io.idemkey.spi.AcquireResult;
+import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.Lease;
+import io.idemkey.spi.StoreUnavailableException;
+import io.idemkey.testing.RedisCluster;
+import io.idemkey.testing.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The store contract on a real Redis Cluster (3 masters, 3 replicas, on loopback), and what a
+ * cluster adds: records spread over every master, scripts that reach a node that never saw them,
+ * round trips unchanged, renewals pipelined to each master.
+ */
+class RedisClusterStoreTest extends RedisStoreContract {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    /** What the Lua scripts call inside Redis (counted by commandstats, but no round trips). */
+    private static final Set<String> COMMANDS_IN_SCRIPTS = Set.of("get", "set", "pexpire", "pttl", "del", "incr");
+    /** Commands the test itself sends to reset and read the statistics, and replicas' acknowledgements. */
+    private static final Set<String> NOT_THE_STORES = Set.of("info", "config|resetstat", "client|setinfo", "replconf");
+
+    private static RedisCluster cluster;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = RedisCluster.start(3);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        cluster.close();
+    }
+
+    static RedisStoreOptions clusterOptions(RedisCluster cluster) {
+        return RedisStoreOptions.fromUrl("redis://ignored", null, null).cluster(cluster.seeds())
+                .connectTimeout(TIMEOUT).readTimeout(TIMEOUT);
+    }
+
+    @Override
+    protected IdempotencyStore createStore() {
+        return RedisIdempotencyStore.open(clusterOptions(cluster));
+    }
+
+
+    @Test
+    void recordsSpreadOverEveryMasterOneKeyEach() {
+        assertTrue(store.isAvailable(), "the readiness check's PING");
+        long[] before = keysPerMaster();
+        for (int i = 0; i < 300; i++) {
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("spread-" + i), FINGERPRINT, "o", LONG_LOCK));
+        }
+        long[] after = keysPerMaster();
+        long total = 0;
+        for (int m = 0; m < after.length; m++) {
+            long added = after[m] - before[m];
+            assertTrue(added > 50, "master " + m + " got " + added + " of 300 records");
+            total += added;
+        }
+        assertEquals(300, total, "one key per record");
+    }
+
+    @Test
+    void aMasterThatNeverSawTheScriptGetsItOnce() {
+        for (RedisServer master : cluster.masters()) {
+            try (Jedis jedis = master.client()) {
+                jedis.scriptFlush();
+            }
+        }
+        for (int i = 0; i < 30; i++) {
+            String key = key("noscript-" + i);
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK));
+            assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+            assertInstanceOf(AcquireResult.Completed.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK));
+        }
+    }
+
+    @Test
+    void firstExecutionCostsTwoRoundTripsAndAReplayOneAcrossTheWholeCluster() {
+        String key = key("round-trips");
+        store.acquire(key("warm-up"), FINGERPRINT, "w", LONG_LOCK); // the script is cached on that master at least
+        store.release(key("warm-up"), "w");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "warm", LONG_LOCK)); // caches it on key's master
+        assertTrue(store.release(key, "warm"));
+
+        Map<String, Long> firstExecution = clusterCommands(() -> {
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK));
+            assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+        });
+        assertEquals(Map.of("evalsha", 2L), firstExecution);
+        Map<String, Long> replay = clusterCommands(() ->
+                assertInstanceOf(AcquireResult.Completed.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK)));
+        assertEquals(Map.of("evalsha", 1L), replay);
+    }
+
+    @Test
+    void leasesOnEveryMasterAreRenewedTogether() {
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            String key = key("renew-all-" + i);
+            store.acquire(key, FINGERPRINT, "owner-" + i, shortTtl());
+            leases.add(new Lease(key, "owner-" + i, LONG_LOCK));
+        }
+        leases.add(new Lease(key("renew-all-0"), "stale-owner", LONG_LOCK));
+        boolean[] expected = new boolean[61];
+        Arrays.fill(expected, 0, 60, true);
+
+        Map<String, Long> sent = clusterCommands(() -> assertArrayEquals(expected, store.renew(leases)));
+
+        assertEquals(Map.of("evalsha", 61L), sent, "one script call per lease, nothing else");
+        passTime(shortTtl().multipliedBy(3));
+        for (int i = 0; i < 60; i++) {
+            assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key("renew-all-" + i), FINGERPRINT, "x", LONG_LOCK),
+                    "lease " + i + " extended");
+        }
+    }
+
+    @Test
+    void aSlotMigratedUnderLoadIsFollowedWithoutAnErrorAndNoKeyRunsTwice() throws Exception {
+        int slot = JedisClusterCRC16.getSlot(key("migrating"));
+        List<String> replayed = keysInSlot(slot, "replayed", 20);
+        List<String> fresh = keysInSlot(slot, "fresh", 20);
+        for (String key : replayed) {
+            store.acquire(key, FINGERPRINT, "first", LONG_LOCK);
+            assertTrue(store.complete(key, "first", RESPONSE, DAY));
+        }
+        RedisServer target = cluster.masters().stream().filter(m -> m != cluster.masterOf(slot)).findFirst().orElseThrow();
+
+        AtomicBoolean migrated = new AtomicBoolean();
+        Map<String, Long> outcomes = new ConcurrentHashMap<>();
+        Map<String, Long> acquisitions = new ConcurrentHashMap<>();
+        ExecutorService load = Executors.newFixedThreadPool(4);
+        List<Future<?>> callers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int caller = t;
+            callers.add(load.submit(() -> {
+                for (int round = 0; !migrated.get() || round < 2; round++) {
+                    for (int i = 0; i < fresh.size(); i++) {
+                        String outcome;
+                        try {
+                            AcquireResult result = store.acquire(fresh.get(i), FINGERPRINT, "caller-" + caller + "-" + round, LONG_LOCK);
+                            if (result instanceof AcquireResult.Acquired) {
+                                acquisitions.merge(fresh.get(i), 1L, Long::sum);
+                                assertTrue(store.complete(fresh.get(i), "caller-" + caller + "-" + round, RESPONSE, DAY));
+                            }
+                            AcquireResult again = store.acquire(replayed.get(i), FINGERPRINT, "replayer", LONG_LOCK);
+                            boolean sameBytes = again instanceof AcquireResult.Completed c && Arrays.equals(RESPONSE, c.response());
+                            outcome = sameBytes ? "ok" : "replay was " + again;
+                        } catch (RuntimeException | AssertionError e) {
+                            outcome = e.toString();
+                        }
+                        outcomes.merge(outcome, 1L, Long::sum);
+                    }
+                }
+            }));
+        }
+        cluster.migrate(slot, target, Duration.ofMillis(25));
+        migrated.set(true);
+        for (Future<?> caller : callers) {
+            caller.get(60, TimeUnit.SECONDS);
+        }
+        load.shutdown();
+
+        assertEquals(target, cluster.masterOf(slot));
+        assertEquals(Set.of("ok"), outcomes.keySet(), "every call answered as without a migration: " + outcomes);
+        assertEquals(fresh.size(), acquisitions.size(), "every fresh key ran");
+        assertTrue(acquisitions.values().stream().allMatch(n -> n == 1), "none ran twice: " + acquisitions);
+        System.out.printf("slot %d migrated under load: %s%n", slot, outcomes);
+    }
+
+    @Test
+    void aMasterKilledUnderLoadIsReplacedByItsReplicaAndEveryCallMeanwhileIsAnOutageInTime() throws Exception {
+        List<String> completed = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            String key = key("before-kill-" + i);
+            store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK);
+            assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+            completed.add(key);
+        }
+        cluster.awaitReplicasCaughtUp();
+        RedisServer victim = cluster.masterOf(JedisClusterCRC16.getSlot(completed.get(0)));
+
+        AcquireLoad load = AcquireLoad.start(store, 4, n -> key("during-kill-" + n));
+        RedisServer promoted = cluster.killAndAwaitFailover(victim);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(StoreUnavailableException.class)
+                .until(() -> store.acquire(completed.get(0), FINGERPRINT, "owner-2", LONG_LOCK) instanceof AcquireResult.Completed);
+        Map<String, Long> outcomes = load.stop();
+
+        assertTrue(AcquireLoad.onlyAcquiredOrUnavailable(outcomes), "only acquisitions and outages: " + outcomes);
+        assertTrue(load.slowestCallMillis() < 3 * TIMEOUT.toMillis() + 1_000, "slowest call " + load.slowestCallMillis() + " ms: no hang");
+        assertTrue(promoted != victim && !victim.isRunning());
+        for (String key : completed) {
+            AcquireResult.Completed replay = assertInstanceOf(AcquireResult.Completed.class,
+                    store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK), "replicated before the kill, so still there");
+            assertArrayEquals(RESPONSE, replay.response());
+        }
+        System.out.printf("master killed under load: %s, slowest call %d ms%n", outcomes, load.slowestCallMillis());
+    }
+
+    /** {@code count} keys of this test's namespace that hash to {@code slot}. */
+    private List<String> keysInSlot(int slot, String name, int count) {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; keys.size() < count; i++) {
+            String key = key(name + "-" + i);
+            if (JedisClusterCRC16.getSlot(key) == slot) {
+                keys.add(key);
+            }
+        }
+        return keys;
+    }
+
+    /**
+     * The commands the cluster's masters received from the store while {@code operations} ran,
+     * summed (replicas receive the scripts' effects, never a client's command).
+     */
+    private static Map<String, Long> clusterCommands(Runnable operations) {
+        List<RedisServer> masters = cluster.masters();
+        masters.forEach(RedisServer::resetStats);
+        operations.run();
+        Map<String, Long> sent = new HashMap<>();
+        for (RedisServer node : masters) {
+            node.commandCalls().forEach((command, calls) -> sent.merge(command, calls, Long::sum));
+        }
+        sent.keySet().removeAll(COMMANDS_IN_SCRIPTS);
+        sent.keySet().removeAll(NOT_THE_STORES);
+        return sent;
+    }
+
+    private static long[] keysPerMaster() {
+        List<RedisServer> masters = cluster.masters();
+        long[] keys = new long[masters.size()];
+        for (int m = 0; m < keys.length; m++) {
+            try (Jedis jedis = masters.get(m).client()) {
+                keys[m] = jedis.dbSize();
+            }
+        }
+        return keys;
+    }
+}

@@ -1,0 +1,203 @@
+package io.idemkey.store.redis;
+
+import io.idemkey.spi.AcquireResult;
+import io.idemkey.spi.StoreUnavailableException;
+import io.idemkey.testing.RedisMonitor;
+import io.idemkey.testing.RedisSentinels;
+import io.idemkey.testing.RedisServer;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code idempotency.redis.wait-replicas}: a completion acknowledged by replicas survives a
+ * failover; without it, completions the master acknowledged but never passed on are forgotten and
+ * their keys run again. Real masters, replicas and sentinels on loopback.
+ */
+class RedisReplicatedCompletionTest {
+
+    private static final byte[] FINGERPRINT = new byte[16];
+    private static final byte[] RESPONSE = "{\"paid\":true}".getBytes(StandardCharsets.UTF_8);
+    private static final Duration LOCK = Duration.ofSeconds(60);
+    private static final Duration DAY = Duration.ofHours(24);
+    /** Held strongly: the JDK keeps loggers weakly. */
+    private static final Logger STORE_LOG = Logger.getLogger(RedisIdempotencyStore.class.getName());
+
+    private final String namespace = "replicated:" + UUID.randomUUID() + ":";
+
+    @Test
+    void aCompletionWaitsForItsReplicaInTheSameRoundTrip() {
+        try (RedisServer master = RedisServer.start();
+             RedisServer replica = RedisServer.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+             RedisIdempotencyStore store = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(master.url(), null, null)
+                     .waitReplicas(1, Duration.ofSeconds(5)))) {
+            awaitLinkUp(replica);
+            String key = namespace + "waited";
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LOCK));
+            List<String> sent;
+            try (RedisMonitor monitor = RedisMonitor.start(master)) {
+                assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+                try (Jedis onReplica = replica.client()) {
+                    assertTrue(onReplica.exists(key), "on the replica as soon as complete returned");
+                }
+                sent = monitor.takeClientCommands();
+            }
+            assertEquals(List.of("evalsha", "wait"), sent, "WAIT rides with the completion");
+            assertEquals(0, store.completionsNotReplicated());
+        }
+    }
+
+    @Test
+    void aCompletionTooFewReplicasAcknowledgeInTimeIsLoggedCountedAndStillReported() {
+        List<LogRecord> logged = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                logged.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        STORE_LOG.addHandler(capture);
+        try (RedisServer master = RedisServer.start();
+             RedisServer replica = RedisServer.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+             RedisIdempotencyStore store = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(master.url(), null, null)
+                     .waitReplicas(2, Duration.ofMillis(200)))) {
+            awaitLinkUp(replica);
+            AtomicInteger counted = new AtomicInteger();
+            store.whenNotReplicated(counted::incrementAndGet); // the runtime counts idempotency.not.replicated here
+            String key = namespace + "too-few";
+            store.acquire(key, FINGERPRINT, "owner-1", LOCK);
+            long start = System.nanoTime();
+            assertTrue(store.complete(key, "owner-1", RESPONSE, DAY), "the master has it: the response goes out");
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(millis >= 190, "waited for the second replica until the timeout: " + millis + " ms");
+            assertEquals(1, store.completionsNotReplicated());
+            assertEquals(1, counted.get());
+            assertTrue(logged.stream().anyMatch(r -> r.getMessage().contains("acknowledged by 1 of the 2 replicas")),
+                    () -> logged.stream().map(LogRecord::getMessage).toList().toString());
+            assertInstanceOf(AcquireResult.Completed.class, store.acquire(key, FINGERPRINT, "owner-2", LOCK));
+        } finally {
+            STORE_LOG.removeHandler(capture);
+        }
+    }
+
+    @Test
+    void withoutWaitingForReplicasAFailoverForgetsAcknowledgedCompletionsAndTheirKeysRunAgain() throws Exception {
+        int ranAgain = acknowledgedCompletionsForgottenByAFailover(0);
+        assertTrue(ranAgain > 0, "completions acknowledged by the master alone were lost: " + ranAgain);
+    }
+
+    @Test
+    void waitingForOneReplicaNoAcknowledgedCompletionIsForgottenByAFailover() throws Exception {
+        assertEquals(0, acknowledgedCompletionsForgottenByAFailover(1));
+    }
+
+    /**
+     * Completes keys while both replicas are frozen and their sockets' buffers full (their
+     * replication lags behind: what the master writes waits in its memory), kills the
+     * master, lets the replicas go on and the sentinels promote one, then asks for every key whose
+     * completion was acknowledged: how many are free again (a retry would run them twice).
+     */
+    private int acknowledgedCompletionsForgottenByAFailover(int waitReplicas) throws Exception {
+        try (RedisSentinels group = RedisSentinels.start();
+             RedisIdempotencyStore store = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl("redis://ignored", null, null)
+                     .sentinel(RedisSentinels.MASTER_NAME, group.sentinels())
+                     .connectTimeout(Duration.ofSeconds(1)).readTimeout(Duration.ofSeconds(10))
+                     .waitReplicas(waitReplicas, Duration.ofSeconds(5)))) {
+            List<String> acknowledged = new CopyOnWriteArrayList<>();
+            for (int i = 0; i < 50; i++) { // before the freeze: replicated either way
+                complete(store, namespace + "before-" + i, acknowledged);
+            }
+            RedisServer master = group.master();
+            List<RedisServer> replicas = group.replicas();
+            long written = master.replicationOffset();
+            for (RedisServer replica : replicas) {
+                await().atMost(Duration.ofSeconds(10)).until(() -> replica.replicationOffset() >= written);
+            }
+            replicas.forEach(RedisServer::freeze);
+            try (Jedis onMaster = master.client()) {
+                // fills the replicas' socket buffers, so that what follows waits in the master's memory
+                onMaster.set("filler", "x".repeat(32 << 20));
+            }
+            AtomicBoolean masterGone = new AtomicBoolean();
+            ExecutorService callers = Executors.newFixedThreadPool(4);
+            List<Future<?>> running = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int caller = t;
+                running.add(callers.submit(() -> {
+                    for (int i = 0; !masterGone.get(); i++) {
+                        try {
+                            complete(store, namespace + "frozen-" + caller + "-" + i, acknowledged);
+                        } catch (StoreUnavailableException e) {
+                            return; // the master died under this call: not acknowledged
+                        }
+                    }
+                }));
+            }
+            Thread.sleep(500);
+            master.stop();
+            masterGone.set(true);
+            replicas.forEach(RedisServer::resume);
+            for (Future<?> caller : running) {
+                caller.get(60, TimeUnit.SECONDS);
+            }
+            callers.shutdown();
+            group.awaitFailover(master);
+
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(StoreUnavailableException.class)
+                    .until(store::isAvailable);
+            int ranAgain = 0;
+            for (String key : acknowledged) {
+                if (store.acquire(key, FINGERPRINT, "retry", LOCK) instanceof AcquireResult.Acquired) {
+                    ranAgain++;
+                }
+            }
+            System.out.printf("wait-replicas=%d: %d completions acknowledged, %d of them forgotten by the failover"
+                    + " (not replicated in time: %d)%n", waitReplicas, acknowledged.size(), ranAgain, store.completionsNotReplicated());
+            assertTrue(acknowledged.size() >= 50);
+            return ranAgain;
+        }
+    }
+
+    private static void complete(RedisIdempotencyStore store, String key, List<String> acknowledged) {
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LOCK));
+        if (store.complete(key, "owner", RESPONSE, DAY)) {
+            acknowledged.add(key);
+        }
+    }
+
+    private static void awaitLinkUp(RedisServer replica) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            try (Jedis jedis = replica.client()) {
+                return jedis.info("replication").contains("master_link_status:up");
+            }
+        });
+    }
+}
