@@ -134,7 +134,8 @@ public final class ChaosRun {
         }
         Options options = Options.fromSystemProperties();
         System.out.printf("Chaos run: %d keys, up to %d sends each, Payara Micro + Open Liberty, store %s%n",
-                options.keys(), options.maxSendsPerKey(), options.store());
+                options.keys(), options.maxSendsPerKey(), options.store()
+                        + System.getProperty("chaos.redis", "").transform(redis -> redis.isEmpty() ? "" : " (" + redis + ")"));
         Report report = run(options);
         System.out.println(report.table());
         System.exit(report.passed() ? 0 : 1);
@@ -227,7 +228,7 @@ public final class ChaosRun {
 
     private void restartStore(ChaosStore store) {
         store.restart();
-        events.add(String.format("%.1f s: the store killed and restarted", seconds()));
+        events.add(String.format("%.1f s: %s", seconds(), store.restartEvent()));
     }
 
     /** Retries every key that has no answer yet (409, 503, the killed server) until it has one. */

@@ -2,6 +2,8 @@ package io.idemkey.chaos;
 
 import io.idemkey.it.ServerProcess;
 import io.idemkey.testing.PostgresServer;
+import io.idemkey.testing.RedisCluster;
+import io.idemkey.testing.RedisSentinels;
 import io.idemkey.testing.RedisRecords;
 import io.idemkey.testing.RedisServer;
 import redis.clients.jedis.Jedis;
@@ -9,19 +11,146 @@ import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+import static org.awaitility.Awaitility.await;
 
 /** The store the chaos run's servers share, and what the run does to it. */
 interface ChaosStore extends AutoCloseable {
 
-    /** {@code redis} (the default) or {@code jdbc}. */
+    /**
+     * {@code redis} (the default), {@code jdbc}, or Redis scaled out: {@code redis-cluster} and
+     * {@code redis-sentinel} (also {@code -Dchaos.redis=cluster|sentinel} with {@code redis}).
+     */
     static ChaosStore start(String name) {
-        return switch (name) {
+        String redis = System.getProperty("chaos.redis", "standalone");
+        String store = name.equals("redis") && !redis.equals("standalone") ? "redis-" + redis : name;
+        return switch (store) {
             case "redis" -> new OnRedis(RedisServer.start("--appendonly", "yes", "--appendfsync", "always"));
+            case "redis-cluster" -> new OnCluster(RedisCluster.start(3));
+            case "redis-sentinel" -> new OnSentinels(RedisSentinels.start());
             case "jdbc" -> new OnPostgres(PostgresServer.start());
-            default -> throw new IllegalArgumentException("chaos.store must be redis or jdbc, not " + name);
+            default -> throw new IllegalArgumentException("chaos.store must be redis, redis-cluster, redis-sentinel or jdbc,"
+                    + " not " + store);
         };
+    }
+
+    /** Each record on the master of its slot and a replica; completions wait for that replica. */
+    record OnCluster(RedisCluster cluster) implements ChaosStore {
+
+        @Override
+        public String description() {
+            return "a Redis Cluster (3 masters, 3 replicas), wait-replicas=1";
+        }
+
+        @Override
+        public Map<String, String> config() {
+            return Map.of("idempotency.redis.mode", "cluster", "idempotency.redis.nodes", cluster.nodesProperty(),
+                    "idempotency.redis.wait-replicas", "1", "idempotency.redis.wait-timeout-ms", "200");
+        }
+
+        @Override
+        public String restartEvent() {
+            return "a master killed, its replica promoted, the old master back as a replica";
+        }
+
+        /** Kills a master (the failover promotes its replica), then brings it back: it rejoins as a replica. */
+        @Override
+        public void restart() {
+            RedisServer victim = cluster.masterOf(ThreadLocalRandom.current().nextInt(16384));
+            cluster.killAndAwaitFailover(victim);
+            victim.restart();
+            await().atMost(Duration.ofSeconds(60)).until(cluster::isUp);
+        }
+
+        @Override
+        public int[] scan() {
+            int[] counts = new int[2];
+            for (RedisServer master : cluster.masters()) {
+                int[] ofMaster = ChaosStore.scan(master);
+                counts[0] += ofMaster[0];
+                counts[1] += ofMaster[1];
+            }
+            return counts;
+        }
+
+        @Override
+        public void close() {
+            cluster.close();
+        }
+    }
+
+    /** One master, two replicas, three sentinels; completions wait for one replica. */
+    record OnSentinels(RedisSentinels sentinels) implements ChaosStore {
+
+        @Override
+        public String description() {
+            return "Redis with Sentinel (1 master, 2 replicas, 3 sentinels), wait-replicas=1";
+        }
+
+        @Override
+        public Map<String, String> config() {
+            String nodes = String.join(",", sentinels.sentinels().stream().map(n -> n.getHost() + ":" + n.getPort()).toList());
+            return Map.of("idempotency.redis.mode", "sentinel", "idempotency.redis.nodes", nodes,
+                    "idempotency.redis.sentinel.master", RedisSentinels.MASTER_NAME,
+                    "idempotency.redis.wait-replicas", "1", "idempotency.redis.wait-timeout-ms", "200");
+        }
+
+        @Override
+        public String restartEvent() {
+            return "the master killed, a replica promoted, the old master back as a replica";
+        }
+
+        /** Kills the master (a replica is promoted), then brings it back: the sentinels make it a replica. */
+        @Override
+        public void restart() {
+            RedisServer old = sentinels.master();
+            sentinels.killMasterAndAwaitFailover();
+            old.restart();
+            await().atMost(Duration.ofSeconds(60)).until(() -> sentinels.replicas().size() == 2
+                    && sentinels.replicas().stream().allMatch(OnSentinels::linkUp));
+        }
+
+        private static boolean linkUp(RedisServer replica) {
+            try (Jedis jedis = replica.client()) {
+                return jedis.info("replication").contains("master_link_status:up");
+            }
+        }
+
+        @Override
+        public int[] scan() {
+            return ChaosStore.scan(sentinels.master());
+        }
+
+        @Override
+        public void close() {
+            sentinels.close();
+        }
+    }
+
+    /** {records without an expiry, records in progress} on one Redis (a master). */
+    static int[] scan(RedisServer redis) {
+        int withoutTtl = 0;
+        int inProgress = 0;
+        try (Jedis jedis = redis.client()) {
+            String cursor = ScanParams.SCAN_POINTER_START;
+            do {
+                ScanResult<String> page = jedis.scan(cursor, new ScanParams().count(1000));
+                for (String key : page.getResult()) {
+                    if (jedis.pttl(key) < 0) {
+                        withoutTtl++;
+                    }
+                    if ("P".equals(RedisRecords.state(jedis, key))) {
+                        inProgress++;
+                    }
+                }
+                cursor = page.getCursor();
+            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        }
+        return new int[] {withoutTtl, inProgress};
     }
 
     /** For the report: {@code one Redis}. */
@@ -30,14 +159,23 @@ interface ChaosStore extends AutoCloseable {
     /** The application's configuration to use it. */
     Map<String, String> config();
 
-    /** A server of this kind for the test application, with what it needs to reach the store. */
-    ServerProcess startServer(ServerProcess.Kind kind, Path war, int port);
+    /** A server of this kind for the test application, with what it needs to reach the store (Redis: nothing more). */
+    default ServerProcess startServer(ServerProcess.Kind kind, Path war, int port) {
+        return ServerProcess.startForTests(kind, List.of(war), port);
+    }
 
     /** A server of this kind for the sample service, configured with these system properties and the store. */
-    ServerProcess startSample(ServerProcess.Kind kind, Path war, int port, Map<String, String> systemProperties);
+    default ServerProcess startSample(ServerProcess.Kind kind, Path war, int port, Map<String, String> systemProperties) {
+        return ServerProcess.start(kind, List.of(war), port, systemProperties);
+    }
 
     /** Kills the store and starts it again, with its data. */
     void restart();
+
+    /** What {@link #restart} does, for the run's events. */
+    default String restartEvent() {
+        return "the store killed and restarted";
+    }
 
     /** {records without an expiry, records still in progress}. */
     int[] scan();
@@ -59,40 +197,13 @@ interface ChaosStore extends AutoCloseable {
         }
 
         @Override
-        public ServerProcess startServer(ServerProcess.Kind kind, Path war, int port) {
-            return ServerProcess.startForTests(kind, List.of(war), port);
-        }
-
-        @Override
-        public ServerProcess startSample(ServerProcess.Kind kind, Path war, int port, Map<String, String> systemProperties) {
-            return ServerProcess.start(kind, List.of(war), port, systemProperties);
-        }
-
-        @Override
         public void restart() {
             redis.restart(); // kill -9, then the same port, the append-only file read back
         }
 
         @Override
         public int[] scan() {
-            int withoutTtl = 0;
-            int inProgress = 0;
-            try (Jedis jedis = redis.client()) {
-                String cursor = ScanParams.SCAN_POINTER_START;
-                do {
-                    ScanResult<String> page = jedis.scan(cursor, new ScanParams().count(1000));
-                    for (String key : page.getResult()) {
-                        if (jedis.pttl(key) < 0) {
-                            withoutTtl++;
-                        }
-                        if ("P".equals(RedisRecords.state(jedis, key))) {
-                            inProgress++;
-                        }
-                    }
-                    cursor = page.getCursor();
-                } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-            }
-            return new int[] {withoutTtl, inProgress};
+            return ChaosStore.scan(redis);
         }
 
         @Override

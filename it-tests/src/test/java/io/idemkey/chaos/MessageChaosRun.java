@@ -188,7 +188,7 @@ public final class MessageChaosRun {
                 running[victim] = null;
             } else if (i == copies.size() / 2) {
                 store.restart();
-                events.add(String.format("%.1f s: the store killed and restarted", seconds()));
+                events.add(String.format("%.1f s: %s", seconds(), store.restartEvent()));
             } else if (i == copies.size() * 6 / 10) {
                 int port = ports[victim];
                 ServerProcess.Kind kind = kinds[victim];

@@ -1,11 +1,13 @@
 package io.idemkey.it;
 
 import io.idemkey.testing.RedisMonitor;
+import io.idemkey.testing.RedisServer;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -391,7 +393,12 @@ abstract class StatusTableTests {
 
     /** The commands the shared test Redis receives from clients (MONITOR). */
     static StoreCalls redisCalls() {
-        RedisMonitor monitor = RedisMonitor.start(TestRedis.get());
+        return redisCalls(List.of(TestRedis.get()));
+    }
+
+    /** The commands these Redis servers receive from clients (MONITOR on each), together. */
+    static StoreCalls redisCalls(List<RedisServer> servers) {
+        List<RedisMonitor> monitors = servers.stream().map(RedisMonitor::start).toList();
         return new StoreCalls() {
             @Override
             public String name() {
@@ -400,12 +407,14 @@ abstract class StatusTableTests {
 
             @Override
             public List<String> take() {
-                return monitor.takeClientCommands();
+                List<String> sent = new ArrayList<>();
+                monitors.forEach(monitor -> sent.addAll(monitor.takeClientCommands()));
+                return sent;
             }
 
             @Override
             public void close() {
-                monitor.close();
+                monitors.forEach(RedisMonitor::close);
             }
         };
     }
