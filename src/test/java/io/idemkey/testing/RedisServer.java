@@ -70,10 +70,36 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    /** Starts the server again on the same port (empty, as after a restart without persistence). */
+    /**
+     * Starts the server again on the same port (empty, as after a restart without persistence;
+     * with its append-only file read back when it has one), once it answers PING: its data loaded.
+     */
     public synchronized void restart() {
         stop();
         startProcess();
+        awaitLoaded();
+    }
+
+    /** {@link #restart}, returning as soon as the server answers at all, {@code -LOADING} included. */
+    public synchronized void restartWithoutWaitingForItsData() {
+        stop();
+        startProcess();
+    }
+
+    private void awaitLoaded() {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+        while (Instant.now().isBefore(deadline)) {
+            try (Jedis jedis = client()) {
+                jedis.ping();
+                return;
+            } catch (JedisDataException e) {
+                if (!String.valueOf(e.getMessage()).startsWith("LOADING")) {
+                    return; // NOAUTH and the like: up, and it wants credentials
+                }
+                pause();
+            }
+        }
+        throw new IllegalStateException("redis-server on port " + port + " still loading its data after 60 s");
     }
 
     /** Freezes the server ({@code SIGSTOP}): it keeps its connections but answers nothing until {@link #resume}. */

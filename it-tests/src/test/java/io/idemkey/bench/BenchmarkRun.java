@@ -5,6 +5,7 @@ import io.idemkey.it.PostgresStatements;
 import io.idemkey.it.ServerProcess;
 import io.idemkey.it.app.CheckThenLockStore;
 import io.idemkey.testing.PostgresServer;
+import io.idemkey.testing.RedisCluster;
 import io.idemkey.testing.RedisMonitor;
 import io.idemkey.testing.RedisServer;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
@@ -44,8 +45,9 @@ public final class BenchmarkRun {
     private static final int REPEATS = Integer.getInteger("bench.repeats", 3);
     private static final Duration WARM_UP = Duration.ofSeconds(Integer.getInteger("bench.warmup-seconds", 2));
     private static final Duration MEASURED = Duration.ofSeconds(Integer.getInteger("bench.seconds", 8));
-    /** Which parts to run: {@code -Dbench.only=throughput,roundtrips,memory,errors,fingerprint} (default all). */
-    private static final String ONLY = System.getProperty("bench.only", "throughput,roundtrips,memory,errors,jdbc,fingerprint");
+    /** Which parts to run: {@code -Dbench.only=throughput,roundtrips,memory,errors,cluster,jdbc,fingerprint} (default all). */
+    private static final String ONLY = System.getProperty("bench.only",
+            "throughput,roundtrips,memory,errors,cluster,jdbc,fingerprint");
     private static final String BODY = "{\"amount\":1999,\"currency\":\"EUR\",\"clientTimestamp\":\"2026-11-22T10:15:30Z\"}";
 
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -92,6 +94,9 @@ public final class BenchmarkRun {
                     errorsAt256(table);
                 }
             }
+        }
+        if (ONLY.contains("cluster")) {
+            cluster(table);
         }
         if (ONLY.contains("jdbc")) {
             jdbc(table);
@@ -219,6 +224,52 @@ public final class BenchmarkRun {
             table.put("round trips: first / replay / conflict (2 / 1 / 1)",
                     first + " / " + replay + " / " + conflict + " (a replay this instance has seen: " + cachedReplay
                             + "; check-then-lock first: " + seedFirst + ")");
+        }
+    }
+
+    /**
+     * The same first executions and replays from Redis (replay cache off) against a Redis Cluster of
+     * 3 masters + 3 replicas on the same loopback, beside the one-Redis figures of this run; and the
+     * round trips, counted on every master. Six redis-server processes share the machine's cores
+     * with the server and the load: the figure says what the cluster costs here, not what it gains
+     * on separate hosts.
+     */
+    private void cluster(Map<String, String> table) throws Exception {
+        System.out.println("Redis Cluster: 3 masters + 3 replicas on loopback, Payara Micro ...");
+        try (RedisCluster cluster = RedisCluster.start(3)) {
+            Path directory = Files.createTempDirectory("idemkey-bench-cluster");
+            Path war = war(directory, "bench-cluster", Map.of("idempotency.redis.mode", "cluster",
+                    "idempotency.redis.nodes", cluster.nodesProperty(), "idempotency.replay-cache-bytes", "0"));
+            try (ServerProcess server = ServerProcess.startForTests(ServerProcess.Kind.PAYARA, List.of(war))) {
+                URI onCluster = server.uri("bench-cluster");
+                load.run(onCluster.resolve("bench/guarded"), BODY, 16, Duration.ZERO, Duration.ofSeconds(5), this::uniqueKey);
+                Supplier<String> replayed = completedKeys(onCluster);
+                for (int repeat = 1; repeat <= REPEATS; repeat++) {
+                    System.out.printf("cluster run %d of %d ...%n", repeat, REPEATS);
+                    measure("cluster: idempotent, 32", onCluster.resolve("bench/guarded"), 32, this::uniqueKey);
+                    measure("cluster: replay from Redis, 32", onCluster.resolve("bench/guarded"), 32, replayed);
+                }
+                String standalone = results.containsKey("idempotent, 32")
+                        ? String.format("; one Redis, same run: %.0f / %.0f req/s", throughput("idempotent, 32"),
+                                throughput("replay from Redis, 32"))
+                        : "";
+                table.put("Redis Cluster (3 + 3 on this machine): first execution / replay from Redis, 32 connections",
+                        String.format("%.0f / %.0f req/s, p99 %.3f / %.3f ms%s", throughput("cluster: idempotent, 32"),
+                                throughput("cluster: replay from Redis, 32"), p99("cluster: idempotent, 32"),
+                                p99("cluster: replay from Redis, 32"), standalone));
+
+                List<RedisMonitor> monitors = cluster.masters().stream().map(RedisMonitor::start).toList();
+                try {
+                    String key = uniqueKey();
+                    post(onCluster.resolve("bench/guarded"), key);
+                    int first = monitors.stream().mapToInt(m -> m.takeClientCommands().size()).sum();
+                    post(onCluster.resolve("bench/guarded"), key);
+                    int replay = monitors.stream().mapToInt(m -> m.takeClientCommands().size()).sum();
+                    table.put("Redis Cluster round trips, all masters: first / replay (2 / 1)", first + " / " + replay);
+                } finally {
+                    monitors.forEach(RedisMonitor::close);
+                }
+            }
         }
     }
 

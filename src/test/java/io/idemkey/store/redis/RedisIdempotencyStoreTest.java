@@ -317,6 +317,13 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
     }
 
     @Test
+    void afterRedisRestartsTheFirstReadinessCheckIsUp() throws Exception {
+        fillPoolWithConnections(8);
+        server.restart();
+        assertTrue(store.isAvailable(), "the readiness check's PING retries on a fresh connection too");
+    }
+
+    @Test
     void afterRedisRestartsTheNextAcquireSucceedsOnTheSameStore() throws Exception {
         fillPoolWithConnections(8);
         server.restart();
@@ -359,7 +366,7 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
                 jedis.sendCommand(() -> "DEBUG".getBytes(), "POPULATE", "2000000", "filler", "100");
                 jedis.save();
             }
-            loading.restart(); // returns as soon as the server answers, LOADING included
+            loading.restartWithoutWaitingForItsData(); // returns as soon as the server answers, LOADING included
             StoreUnavailableException loadingReply = assertThrows(StoreUnavailableException.class,
                     () -> store.acquire(key("while-loading"), FINGERPRINT, "owner-1", LONG_LOCK));
             assertTrue(loadingReply.getMessage().contains("LOADING"), loadingReply.getMessage());
