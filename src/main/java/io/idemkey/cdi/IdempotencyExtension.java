@@ -2,6 +2,7 @@ package io.idemkey.cdi;
 
 import io.idemkey.Idempotent;
 import io.idemkey.IdempotencyKey;
+import io.idemkey.client.RetryPolicy;
 import io.idemkey.config.ConfigLookup;
 import io.idemkey.config.ConfigurationException;
 import io.idemkey.config.IdempotencySettings;
@@ -16,7 +17,9 @@ import jakarta.enterprise.inject.spi.BeforeShutdown;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.enterprise.inject.spi.DeploymentException;
 import jakarta.enterprise.inject.spi.Extension;
+import jakarta.enterprise.inject.spi.InjectionPoint;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
+import jakarta.enterprise.inject.spi.ProcessInjectionPoint;
 import jakarta.enterprise.inject.spi.WithAnnotations;
 import jakarta.interceptor.Interceptor;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -47,6 +50,8 @@ import java.util.logging.Logger;
  * <li>does the same for {@code @Idempotent} methods of CDI beans: a placement that would run
  *     unguarded (no key parameter, a method CDI cannot intercept, ...) or an invalid override fails
  *     the deployment, naming the method or the property;</li>
+ * <li>validates the client's retry policies (global, and per method of each injected Rest Client
+ *     whose interface carries {@code @IdempotencyKey}), naming the property;</li>
  * <li>keeps the resolved policies, read once, for the runtime and the API documentation.</li>
  * </ul>
  */
@@ -65,6 +70,9 @@ public class IdempotencyExtension implements Extension {
     /** Classes with {@code @Idempotent} methods or {@code @Idempotent.Key} parameters. */
     private final Set<Class<?>> callTypes = ConcurrentHashMap.newKeySet();
     private final Map<Method, IdempotentMethod> idempotentMethods = new ConcurrentHashMap<>();
+    /** Rest Client interfaces the application injects. */
+    private final Set<Class<?>> restClients = ConcurrentHashMap.newKeySet();
+    private static final String REST_CLIENT_QUALIFIER = "org.eclipse.microprofile.rest.client.inject.RestClient";
 
     /**
      * The extension of the application this copy of the library belongs to (the jar sits in the
@@ -80,6 +88,19 @@ public class IdempotencyExtension implements Extension {
 
     void collect(@Observes @WithAnnotations(IdempotencyKey.class) ProcessAnnotatedType<?> type) {
         guardedTypes.add(type.getAnnotatedType().getJavaClass());
+    }
+
+    /**
+     * Rest Client interfaces injected with {@code @RestClient}: the retry policies of their guarded
+     * methods are validated at deployment. (The qualifier is matched by name: MicroProfile Rest
+     * Client is optional.)
+     */
+    void collectRestClients(@Observes ProcessInjectionPoint<?, ?> event) {
+        InjectionPoint point = event.getInjectionPoint();
+        if (point.getType() instanceof Class<?> type && type.isInterface() && point.getQualifiers().stream()
+                .anyMatch(q -> q.annotationType().getName().equals(REST_CLIENT_QUALIFIER))) {
+            restClients.add(type);
+        }
     }
 
     void collectCalls(@Observes @WithAnnotations({Idempotent.class, Idempotent.Key.class}) ProcessAnnotatedType<?> type) {
@@ -167,6 +188,7 @@ public class IdempotencyExtension implements Extension {
             }
         }
         validateCalls(validation, resolver);
+        validateClients(validation, config);
         found.sort(Comparator.comparing(GuardedEndpoint::pathTemplate).thenComparing(GuardedEndpoint::httpMethod));
         endpoints = List.copyOf(found);
         guardedTypes.clear();
@@ -200,6 +222,27 @@ public class IdempotencyExtension implements Extension {
                             + " (scope " + e.getValue().policy().scope() + ")").sorted().toList());
         }
         callTypes.clear();
+    }
+
+    /** The client's retry policies: the global one, and each guarded method's of the injected Rest Clients. */
+    private void validateClients(AfterDeploymentValidation validation, ConfigLookup config) {
+        try {
+            RetryPolicy.from(config);
+        } catch (ConfigurationException e) {
+            validation.addDeploymentProblem(e);
+        }
+        for (Class<?> api : restClients) {
+            for (Method method : api.getMethods()) {
+                if (method.isAnnotationPresent(IdempotencyKey.class) || api.isAnnotationPresent(IdempotencyKey.class)) {
+                    try {
+                        RetryPolicy.from(config, api, method);
+                    } catch (ConfigurationException e) {
+                        validation.addDeploymentProblem(e);
+                    }
+                }
+            }
+        }
+        restClients.clear();
     }
 
     /** The {@code @Idempotent} method as resolved at deployment, if the extension saw its class. */

@@ -3,12 +3,12 @@ package io.idemkey.config;
 import java.util.Locale;
 
 /** Parsing of configuration values, with errors that name the property. */
-final class Values {
+public final class Values {
 
     private Values() {
     }
 
-    static int integer(String property, String value, int min, int max) {
+    public static int integer(String property, String value, int min, int max) {
         int parsed;
         try {
             parsed = Integer.parseInt(value.trim());

@@ -39,7 +39,9 @@ class ConfigValidationIT {
                         "io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/lockTtlSeconds", "86400",
                         "io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/ttlHours", "1"))),
                 Deployments.export(directory, Deployments.guardedApp("call-without-lock-ttl", Map.of(
-                        "io.idemkey.it.app.IdempotentPayments/Idempotent/lockTtlSeconds", "0")))));
+                        "io.idemkey.it.app.IdempotentPayments/Idempotent/lockTtlSeconds", "0"))),
+                Deployments.export(directory, Deployments.guardedApp("client-without-attempts", Map.of(
+                        "idempotency.client.max-attempts", "0")))));
     }
 
     @AfterAll
@@ -62,6 +64,13 @@ class ConfigValidationIT {
         assertTrue(server.log().contains("Invalid Idemkey configuration: "
                 + "io.idemkey.it.app.IdempotentPayments/Idempotent/lockTtlSeconds"), server.log());
         assertEquals(404, status("call-without-lock-ttl", "guarded/executions/x"), "the application is not serving");
+    }
+
+    @Test
+    void anInvalidClientRetrySettingFailsTheDeploymentNamingTheProperty() throws Exception {
+        assertTrue(server.log().contains("Invalid Idemkey configuration: idempotency.client.max-attempts must be between 1"
+                + " and 100, not 0"), server.log());
+        assertEquals(404, status("client-without-attempts", "guarded/executions/x"), "the application is not serving");
     }
 
     @Test

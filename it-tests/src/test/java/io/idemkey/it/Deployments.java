@@ -32,8 +32,13 @@ public final class Deployments {
         return ShrinkWrap.create(WebArchive.class, name + ".war")
                 .addPackage(TestApplication.class.getPackage())
                 .addAsResource(new StringAsset(properties(config)), "META-INF/microprofile-config.properties")
-                .addAsLibraries(Maven.resolver().loadPomFromFile(System.getProperty("it.pom", "pom.xml"))
-                        .importCompileAndRuntimeDependencies().resolve().withTransitivity().asFile());
+                .addAsLibraries(libraries());
+    }
+
+    /** Idemkey and its dependencies, as an application bundles them. */
+    public static java.io.File[] libraries() {
+        return Maven.resolver().loadPomFromFile(System.getProperty("it.pom", "pom.xml"))
+                .importCompileAndRuntimeDependencies().resolve().withTransitivity().asFile();
     }
 
     /** Writes the WAR into the directory, for a server a test starts itself; returns its file. */

@@ -1,0 +1,266 @@
+package io.idemkey.it;
+
+import io.idemkey.it.client.TransfersApi;
+import io.idemkey.testing.RedisServer;
+import jakarta.json.JsonObject;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The client side on this run's server: callers in the application call the shared
+ * {@link TransfersApi} (implemented by the same application) through a {@link LossyProxy}, as a
+ * MicroProfile Rest Client ({@code rest-client}: the platform's, with nothing but the interface's
+ * {@code @IdempotencyKey}) and through {@code IdempotentRequests} on the platform's JAX-RS client
+ * ({@code jaxrs}). Every transfer is booked in the application; the test reads the bookings.
+ */
+class ClientRetriesIT {
+
+    private static RedisServer redis;
+    private static LossyProxy proxy;
+    private static ServerProcess server;
+    private static Http http;
+
+    @BeforeAll
+    static void start() throws IOException {
+        redis = RedisServer.start();
+        int port = ServerProcess.freePort();
+        proxy = LossyProxy.to(port);
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("idempotency.redis.url", redis.url());
+        config.put("idempotency.redis.connect-timeout-ms", "500");
+        config.put("idempotency.redis.read-timeout-ms", "500");
+        config.put("transfers/mp-rest/url", "http://127.0.0.1:" + proxy.port() + "/clients/api");
+        config.put("transfers/mp-rest/connectTimeout", "2000");
+        config.put("transfers/mp-rest/readTimeout", "1000");
+        // the Rest Client's policy for the interface's method, the JAX-RS callers' from the global properties
+        config.put(TransfersApi.class.getName() + "/transfer/idempotency.client.max-attempts", "12");
+        config.put(TransfersApi.class.getName() + "/idempotency.client.initial-backoff-ms", "20");
+        config.put("idempotency.client.max-attempts", "12");
+        config.put("idempotency.client.initial-backoff-ms", "20");
+        Map<String, String> misconfigured = new LinkedHashMap<>(config);
+        misconfigured.put(TransfersApi.class.getName() + "/transfer/idempotency.client.max-backoff-ms", "10");
+        Path directory = Files.createDirectories(Path.of("target", "client-retries"));
+        // the sound application first: Payara Micro stops initializing the ones after a failed one
+        List<Path> wars = List.of(Deployments.export(directory, callers("clients", config)),
+                Deployments.export(directory, callers("clients-misconfigured", misconfigured)));
+        ServerProcess.Kind kind = ServerProcess.Kind.ofThisRun();
+        server = kind == ServerProcess.Kind.LIBERTY
+                ? LibertyServer.start(wars, port, Map.of(), List.of("mpRestClient-3.0"))
+                : ServerProcess.start(kind, wars, port, Map.of());
+        http = new Http(server.uri("clients"));
+    }
+
+    private static WebArchive callers(String name, Map<String, String> config) {
+        return ShrinkWrap.create(WebArchive.class, name + ".war")
+                .addPackage(TransfersApi.class.getPackage())
+                .addAsResource(new StringAsset(Deployments.properties(config)), "META-INF/microprofile-config.properties")
+                .addAsLibraries(Deployments.libraries());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @BeforeEach
+    void reliableNetworkAndRedisUp() {
+        proxy.reliable();
+        if (!redis.isRunning()) {
+            redis.restart();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rest-client", "jaxrs"})
+    void anAnswerLostAfterTheServerRanIsRetriedAndTheCallerGetsTheReplay(String form) {
+        String id = "lost-" + form + "-" + UUID.randomUUID();
+        long droppedBefore = proxy.dropped();
+        // two: the JDK's HttpURLConnection (under Jersey on Payara Micro) silently resends a POST once itself
+        proxy.dropNext(2);
+
+        JsonObject seen = call(form, "prefix=" + id);
+
+        assertEquals(2, proxy.dropped() - droppedBefore, "the first two answers were lost on the way");
+        assertEquals(List.of(), seen.getJsonArray("errors"), seen + "\n" + server.log());
+        assertEquals(1, seen.getInt("ok"));
+        assertEquals(1, seen.getInt("replayed"), "the retry got the first execution's answer, marked as a replay: " + seen);
+        assertEquals(Map.of(id, 1), bookings(id), "the transfer took effect once");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rest-client", "jaxrs"})
+    void eightCallersOfTwoHundredOperationsThroughALossyNetworkTakeEachEffectExactlyOnce(String form) throws Exception {
+        String run = "lossy-" + form + "-" + UUID.randomUUID();
+        long droppedBefore = proxy.dropped();
+        long stalledBefore = proxy.stalled();
+        proxy.lose(0.20, 0.20, Duration.ofMillis(100), 0.02, Duration.ofMillis(1500));
+        long started = System.nanoTime();
+
+        List<CompletableFuture<JsonObject>> callers = new ArrayList<>();
+        for (int caller = 0; caller < 8; caller++) {
+            String prefix = run + "-c" + caller;
+            callers.add(CompletableFuture.supplyAsync(() -> call(form, "operations=200&prefix=" + prefix)));
+        }
+        int replayed = 0;
+        for (CompletableFuture<JsonObject> caller : callers) {
+            JsonObject seen = caller.get();
+            assertEquals(0, seen.getJsonArray("errors").size(), () -> "no caller sees an error: " + summary(seen));
+            assertEquals(200, seen.getInt("ok"), () -> summary(seen));
+            replayed += seen.getInt("replayed");
+        }
+        long millis = Duration.ofNanos(System.nanoTime() - started).toMillis();
+        proxy.reliable();
+
+        Map<String, Integer> bookings = bookings(run);
+        assertEquals(1600, bookings.size(), "every operation took effect");
+        assertEquals(Map.of(), Map.copyOf(bookings.entrySet().stream().filter(e -> e.getValue() != 1)
+                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue))), "none twice");
+        long dropped = proxy.dropped() - droppedBefore;
+        long stalled = proxy.stalled() - stalledBefore;
+        assertTrue(dropped > 160, "about a fifth of the answers were lost: " + dropped);
+        assertTrue(stalled > 0, "some answers came after the client's read timeout: " + stalled);
+        System.out.printf("ClientRetriesIT %s on %s: 8 x 200 operations in %d ms, %d answers dropped, %d held past the read"
+                + " timeout, %d callers' answers were replays, 1600 effects, none twice%n", form, server.kind(), millis,
+                dropped, stalled, replayed);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rest-client", "jaxrs"})
+    void aRedisOutageOnTheServerIsRiddenOutWithinTheRetryBudget(String form) throws Exception {
+        String id = "outage-" + form + "-" + UUID.randomUUID();
+        long unavailableBefore = proxy.answers(503);
+        redis.stop();
+        CompletableFuture<JsonObject> caller = CompletableFuture.supplyAsync(() -> call(form, "prefix=" + id));
+        await().atMost(Duration.ofSeconds(30)).until(() -> proxy.answers(503) - unavailableBefore >= 2);
+        redis.restart();
+
+        JsonObject seen = caller.get();
+
+        assertEquals(List.of(), seen.getJsonArray("errors"), seen + "\n" + server.log());
+        assertEquals(1, seen.getInt("ok"));
+        List<Long> unavailable = proxy.answerTimes(503);
+        unavailable = unavailable.subList((int) unavailableBefore, unavailable.size());
+        assertTrue(unavailable.size() >= 2, "503s answered while Redis was away: " + proxy.answers());
+        for (int i = 1; i < unavailable.size(); i++) {
+            long gap = Duration.ofNanos(unavailable.get(i) - unavailable.get(i - 1)).toMillis();
+            assertTrue(gap >= 950, "each retry waited the 503's Retry-After (1 s), not just the 20 ms backoff: " + gap + " ms");
+        }
+        assertEquals(Map.of(id, 1), bookings(id));
+    }
+
+    @Test
+    void anOutageLongerThanTheBudgetEndsInRetriesExhaustedCarryingTheProblem() {
+        String id = "budget-" + UUID.randomUUID();
+        redis.stop();
+        JsonObject seen;
+        try {
+            seen = call("jaxrs", "maxAttempts=3&prefix=" + id);
+        } finally {
+            redis.restart();
+        }
+
+        JsonObject error = seen.getJsonArray("errors").getJsonObject(0);
+        assertEquals("io.idemkey.client.RetriesExhaustedException", error.getString("error"), seen.toString());
+        assertEquals(3, error.getInt("attempts"));
+        assertEquals(503, error.getInt("status"));
+        assertEquals("https://idemkey.io/problems/store-unavailable", error.getString("problemType"));
+        assertEquals(Map.of(), bookings(id), "never ran");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rest-client", "jaxrs"})
+    void aKeyReusedForAnotherRequestEndsInKeyReusedExceptionCarryingTheProblem(String form) {
+        String id = "reused-" + form + "-" + UUID.randomUUID();
+        String key = "caller-kept-" + UUID.randomUUID();
+
+        JsonObject first = call(form, "amount=100&key=" + key + "&prefix=" + id);
+        JsonObject again = call(form, "amount=100&key=" + key + "&prefix=" + id);
+        JsonObject other = call(form, "amount=200&key=" + key + "&prefix=" + id);
+
+        assertEquals(1, first.getInt("ok"), first.toString());
+        assertEquals(1, again.getInt("replayed"), "the caller's own key is the operation's key: " + again);
+        JsonObject error = other.getJsonArray("errors").getJsonObject(0);
+        assertEquals("io.idemkey.client.KeyReusedException", error.getString("error"), other.toString());
+        assertEquals(422, error.getInt("status"));
+        assertEquals(key, error.getString("key"));
+        assertEquals("https://idemkey.io/problems/key-reused", error.getString("problemType"));
+        assertEquals(Map.of(id, 1), bookings(id));
+    }
+
+    @Test
+    void theSharedInterfacesAnnotationGuardsTheServersMethodToo() {
+        String id = "direct-" + UUID.randomUUID();
+        String body = "{\"id\":\"" + id + "\",\"amount\":5}";
+
+        assertEquals(400, http.postJson("api/transfers", null, body).statusCode(), "the key is required");
+        String key = Http.newKey();
+        HttpResponse<String> first = http.postJson("api/transfers", key, body);
+        HttpResponse<String> retry = http.postJson("api/transfers", key, body);
+
+        assertEquals(201, first.statusCode(), first.body());
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(Map.of(id, 1), bookings(id));
+    }
+
+    @Test
+    void anInvalidRetrySettingOfARestClientMethodFailsTheDeploymentNamingTheProperty() {
+        assertTrue(server.log().contains("Invalid Idemkey configuration: " + TransfersApi.class.getName()
+                + "/transfer/idempotency.client.max-backoff-ms must be between 20 and 600000, not 10"), server.log());
+        assertEquals(404, new Http(server.uri("clients-misconfigured")).get("api/effects?prefix=x").statusCode(),
+                "the application is not serving");
+    }
+
+    /** A caller's report with its first errors only. */
+    private static String summary(JsonObject seen) {
+        return "ok " + seen.getInt("ok") + ", statuses " + seen.get("statuses") + ", " + seen.getJsonArray("errors").size()
+                + " errors, the first: " + seen.getJsonArray("errors").stream().limit(3).toList();
+    }
+
+    /** One caller's run: {@code POST /api/callers/<form>?<query>}. */
+    private static JsonObject call(String form, String query) {
+        HttpRequest request = http.request("api/callers/" + form + "?" + query).timeout(Duration.ofMinutes(3))
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        HttpResponse<String> response = http.send(request);
+        assertEquals(200, response.statusCode(), response.body() + "\n" + server.log());
+        return Http.json(response);
+    }
+
+    private static Map<String, Integer> bookings(String prefix) {
+        JsonObject all = Http.json(http.get("api/effects?prefix=" + prefix));
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        all.forEach((id, count) -> counts.put(id, ((jakarta.json.JsonNumber) count).intValue()));
+        return counts;
+    }
+}

@@ -1,0 +1,55 @@
+package io.idemkey.client;
+
+import jakarta.json.Json;
+import jakarta.json.JsonException;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+
+import java.io.StringReader;
+import java.util.Optional;
+
+/**
+ * An RFC 9457 problem answer as the client received it: {@code type}, {@code title}, {@code status}
+ * and {@code detail} where the body has them, and the body itself.
+ */
+public record Problem(String type, String title, int status, String detail, String body) {
+
+    /** Idemkey's type of a 422 for a key sent again with another request. */
+    public static final String KEY_REUSED = "https://idemkey.io/problems/key-reused";
+
+    /** Reads a problem+json body; a body that is no JSON object keeps only its text and the status. */
+    public static Problem parse(int status, String body) {
+        if (body == null || body.isBlank()) {
+            return new Problem(null, null, status, null, body == null ? "" : body);
+        }
+        try (JsonReader reader = Json.createReader(new StringReader(body))) {
+            JsonObject object = reader.readObject();
+            return new Problem(string(object, "type"), string(object, "title"),
+                    object.get("status") instanceof JsonNumber n ? n.intValue() : status, string(object, "detail"), body);
+        } catch (JsonException | IllegalStateException | ClassCastException notAProblem) {
+            return new Problem(null, null, status, null, body);
+        }
+    }
+
+    /** Whether Idemkey refused the key because it was sent before with another request. */
+    public boolean keyReused() {
+        return KEY_REUSED.equals(type);
+    }
+
+    public Optional<String> detailText() {
+        return Optional.ofNullable(detail);
+    }
+
+    @Override
+    public String toString() {
+        return status + (type == null ? "" : " " + type) + (detail == null ? "" : ": " + detail);
+    }
+
+    private static String string(JsonObject object, String name) {
+        JsonValue value = object.get(name);
+        return value instanceof JsonString s ? s.getString() : null;
+    }
+}

@@ -1,0 +1,15 @@
+package io.idemkey.client;
+
+/**
+ * The call gave up: its attempts or its time ran out while the answers were still ones worth retrying
+ * (no answer, {@code 409}, {@code 429}, {@code 503}, another {@code 5xx}). The operation may or may not
+ * have taken effect: retrying later with the same {@link #key()} is safe and tells.
+ */
+public class RetriesExhaustedException extends IdempotentCallException {
+
+    private static final long serialVersionUID = 1L;
+
+    public RetriesExhaustedException(String message, String key, int attempts, int status, Problem problem, Throwable cause) {
+        super(message, key, attempts, status, problem, cause);
+    }
+}

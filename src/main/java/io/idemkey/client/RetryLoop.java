@@ -1,0 +1,190 @@
+package io.idemkey.client;
+
+import io.idemkey.core.Sleeper;
+import jakarta.ws.rs.ProcessingException;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+import java.util.function.DoubleSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The retry loop both client forms share. Every attempt of one logical call carries the same key;
+ * an attempt's answer is final, retried, or the end of the call:
+ * <ul>
+ * <li>no answer (connection refused or dropped, read timeout: an {@link IOException} under the
+ *     client's {@link ProcessingException}), {@code 409}, {@code 429}, {@code 503} and every other
+ *     {@code 5xx} but {@code 501}: retried after a wait, within the policy's attempts and time;</li>
+ * <li>{@code 422} of type {@code key-reused}: {@link KeyReusedException};</li>
+ * <li>anything else (a success, {@code 400}, {@code 404}, {@code 413}, another {@code 4xx}, {@code 501}):
+ *     final, handed to the caller.</li>
+ * </ul>
+ */
+final class RetryLoop {
+
+    private static final Logger LOG = Logger.getLogger(RetryLoop.class.getName());
+
+    /** One attempt's answer, as the loop needs to see it. */
+    interface Answer {
+
+        int status();
+
+        Optional<String> header(String name);
+
+        /** The answer's body as a problem (it may be read only once: call at most once). */
+        Problem problem();
+
+        /** Frees what the answer holds (its connection); it is not handed to the caller. */
+        void discard();
+    }
+
+    /** The final answer of a call and the attempts it took. */
+    record Final<A extends Answer>(A answer, int attempts) {
+    }
+
+    /** Sends one attempt; a {@link ProcessingException} caused by an {@link IOException} is "no answer". */
+    @FunctionalInterface
+    interface Attempt<A extends Answer> {
+        A send();
+    }
+
+    private final RetryPolicy policy;
+    private final Clock clock;
+    private final Sleeper sleeper;
+    private final DoubleSupplier random;
+
+    RetryLoop(RetryPolicy policy, Clock clock, Sleeper sleeper, DoubleSupplier random) {
+        this.policy = policy;
+        this.clock = clock;
+        this.sleeper = sleeper;
+        this.random = random;
+    }
+
+    /**
+     * Runs the attempts of one call.
+     *
+     * @param call for messages: {@code POST http://host/payments}
+     * @return the final answer and the attempts it took
+     * @throws KeyReusedException        the server refused the key as used with another request
+     * @throws RetriesExhaustedException attempts or time ran out (cause: the last failure, if the last attempt had no answer)
+     * @throws RuntimeException          an attempt failed other than by getting no answer: as it failed
+     */
+    <A extends Answer> Final<A> run(String call, String key, Attempt<A> attempt) {
+        long started = clock.millis();
+        for (int number = 1; ; number++) {
+            A answer = null;
+            ProcessingException failure = null;
+            try {
+                answer = attempt.send();
+            } catch (ProcessingException e) {
+                if (!noAnswer(e)) {
+                    throw e;
+                }
+                failure = e;
+            }
+            Optional<Duration> retryAfter = Optional.empty();
+            if (answer != null) {
+                int status = answer.status();
+                if (status == 422) {
+                    Problem problem = answer.problem();
+                    if (problem.keyReused()) {
+                        answer.discard();
+                        throw new KeyReusedException(call, key, number, problem);
+                    }
+                    return new Final<>(answer, number);
+                }
+                if (!retryable(status)) {
+                    return new Final<>(answer, number);
+                }
+                retryAfter = answer.header("Retry-After").flatMap(this::retryAfter);
+            }
+            Duration wait = delay(number, retryAfter);
+            long elapsed = clock.millis() - started;
+            if (number >= policy.maxAttempts() || elapsed + wait.toMillis() > policy.maxTotalTime().toMillis()) {
+                throw exhausted(call, key, number, elapsed, answer, failure, null);
+            }
+            String last = answer == null ? "no answer (" + failure.getMessage() + ")" : "status " + answer.status();
+            int attemptNumber = number;
+            LOG.log(Level.FINE, () -> "Idemkey client: " + call + " attempt " + attemptNumber + " got " + last + "; retrying"
+                    + " with key " + key + " in " + wait.toMillis() + " ms");
+            if (answer != null) {
+                answer.discard();
+            }
+            try {
+                sleeper.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw exhausted(call, key, number, clock.millis() - started, null, failure, e);
+            }
+        }
+    }
+
+    /** Whether an answer with this status is worth another attempt with the same key. */
+    static boolean retryable(int status) {
+        return status == 409 || status == 429 || (status >= 500 && status != 501);
+    }
+
+    /** A failure with no answer: the connection failed, dropped or timed out (an {@link IOException} below). */
+    static boolean noAnswer(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof IOException) {
+                return true;
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The wait before the next attempt: a uniformly random share of the backoff ceiling
+     * {@code min(maxBackoff, initialBackoff × 2^(attempts - 1))}, after the server's {@code Retry-After}
+     * (capped at {@code maxBackoff}) when it gave one.
+     */
+    Duration delay(int attemptsMade, Optional<Duration> retryAfter) {
+        long initial = policy.initialBackoff().toMillis();
+        long max = policy.maxBackoff().toMillis();
+        long ceiling = attemptsMade > 30 ? max : Math.min(max, initial << (attemptsMade - 1));
+        long jitter = (long) (random.getAsDouble() * ceiling);
+        long floor = retryAfter.map(r -> Math.min(r.toMillis(), max)).orElse(0L);
+        return Duration.ofMillis(floor + jitter);
+    }
+
+    /** {@code Retry-After}: delta-seconds or an HTTP date. */
+    private Optional<Duration> retryAfter(String value) {
+        String v = value.trim();
+        try {
+            long seconds = Long.parseLong(v);
+            return seconds < 0 ? Optional.empty() : Optional.of(Duration.ofSeconds(seconds));
+        } catch (NumberFormatException notSeconds) {
+            try {
+                Duration until = Duration.between(clock.instant(), ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
+                return Optional.of(until.isNegative() ? Duration.ZERO : until);
+            } catch (DateTimeParseException neither) {
+                return Optional.empty();
+            }
+        }
+    }
+
+    private RetriesExhaustedException exhausted(String call, String key, int attempts, long elapsedMillis, Answer answer,
+                                                ProcessingException failure, InterruptedException interrupted) {
+        Problem problem = answer == null ? null : answer.problem();
+        int status = answer == null ? 0 : answer.status();
+        if (answer != null) {
+            answer.discard();
+        }
+        String last = interrupted != null ? "interrupted while waiting to retry"
+                : answer != null ? "the last answer was " + problem
+                : "the last attempt got no answer: " + failure.getMessage();
+        return new RetriesExhaustedException(call + ": gave up after " + attempts + (attempts == 1 ? " attempt" : " attempts")
+                + " in " + elapsedMillis + " ms with the key " + key + " (retrying later with that key is safe): " + last,
+                key, attempts, status, problem, interrupted != null ? interrupted : failure);
+    }
+}
