@@ -6,6 +6,8 @@ import jakarta.ws.rs.client.Invocation;
 import jakarta.ws.rs.client.WebTarget;
 import jakarta.ws.rs.core.Response;
 
+import java.io.InputStream;
+import java.io.Reader;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -85,7 +87,12 @@ public final class IdempotentRequest {
         return method(HttpMethod.DELETE, null);
     }
 
-    /** Sends the operation until an answer is final; returns it. */
+    /**
+     * Sends the operation until an answer is final; returns it.
+     *
+     * @throws IllegalArgumentException for an entity that can be sent only once (an {@link InputStream}
+     *                                  or a {@link Reader}): a retry would send it empty under the same key
+     */
     public Response method(String name, Entity<?> entity) {
         return send(name, entity).answer().response();
     }
@@ -96,7 +103,12 @@ public final class IdempotentRequest {
         Response response = sent.answer().response();
         int status = response.getStatus();
         if (status >= 200 && status < 300) {
-            return response.readEntity(type);
+            try {
+                return response.readEntity(type);
+            } catch (RuntimeException unreadable) {
+                response.close();
+                throw unreadable;
+            }
         }
         Problem problem = ResponseAnswer.problemOf(response);
         response.close();
@@ -105,6 +117,11 @@ public final class IdempotentRequest {
     }
 
     private RetryLoop.Final<ResponseAnswer> send(String name, Entity<?> entity) {
+        if (entity != null && (entity.getEntity() instanceof InputStream || entity.getEntity() instanceof Reader)) {
+            throw new IllegalArgumentException("An entity that can be read only once cannot be sent again by a retry:"
+                    + " give " + name + " " + target.getUri() + " a byte[], String or object instead of a "
+                    + entity.getEntity().getClass().getName());
+        }
         return loop.run(name + " " + target.getUri(), key, () -> new ResponseAnswer(attempt(name, entity)));
     }
 

@@ -44,6 +44,7 @@ import java.util.concurrent.ThreadLocalRandom;
 public class RestClientRetries {
 
     private static final Map<Method, RetryPolicy> POLICIES = new ConcurrentHashMap<>();
+    private static final String KEY_DATA = RestClientRetries.class.getName() + ".key";
 
     @AroundInvoke
     public Object retrySafely(InvocationContext invocation) throws Exception {
@@ -59,8 +60,10 @@ public class RestClientRetries {
         RetryPolicy policy = POLICIES.computeIfAbsent(method, m -> RetryPolicy.from(
                 name -> ConfigProvider.getConfig().getOptionalValue(name, String.class).filter(v -> !v.isBlank()),
                 m.getDeclaringClass(), m));
-        String key = suppliedKey(method, invocation.getParameters())
-                .orElseGet(() -> UUID.randomUUID().toString());
+        // Kept in the invocation's data: an outer interceptor retrying the whole call (Fault Tolerance's
+        // @Retry after RetriesExhaustedException) proceeds again with the same key.
+        String key = suppliedKey(method, invocation.getParameters()).orElseGet(() -> (String) invocation.getContextData()
+                .computeIfAbsent(KEY_DATA, k -> UUID.randomUUID().toString()));
         ClientCalls.Call call = new ClientCalls.Call(method, key);
         RetryLoop loop = new RetryLoop(policy, Clock.systemUTC(), Sleeper.THREAD, () -> ThreadLocalRandom.current().nextDouble());
         String description = method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()";
@@ -120,7 +123,7 @@ public class RestClientRetries {
         for (int i = 0; i < annotations.length && i < parameters.length; i++) {
             for (Annotation annotation : annotations[i]) {
                 if (annotation instanceof HeaderParam header && header.value().equalsIgnoreCase(IdempotentRequests.KEY_HEADER)
-                        && parameters[i] != null) {
+                        && parameters[i] != null && !parameters[i].toString().isBlank()) {
                     return Optional.of(parameters[i].toString());
                 }
             }

@@ -3,6 +3,7 @@ package io.idemkey.client;
 import io.idemkey.core.Sleeper;
 import jakarta.ws.rs.ProcessingException;
 
+import javax.net.ssl.SSLException;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -22,6 +23,7 @@ import java.util.logging.Logger;
  *     client's {@link ProcessingException}), {@code 409}, {@code 429}, {@code 503} and every other
  *     {@code 5xx} but {@code 501}: retried after a wait, within the policy's attempts and time;</li>
  * <li>{@code 422} of type {@code key-reused}: {@link KeyReusedException};</li>
+ * <li>a replay ({@code Idempotent-Replayed: true}): final, whatever its status (the first execution's outcome);</li>
  * <li>anything else (a success, {@code 400}, {@code 404}, {@code 413}, another {@code 4xx}, {@code 501}):
  *     final, handed to the caller.</li>
  * </ul>
@@ -29,6 +31,7 @@ import java.util.logging.Logger;
 final class RetryLoop {
 
     private static final Logger LOG = Logger.getLogger(RetryLoop.class.getName());
+    private static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
     /** One attempt's answer, as the loop needs to see it. */
     interface Answer {
@@ -99,8 +102,8 @@ final class RetryLoop {
                     }
                     return new Final<>(answer, number);
                 }
-                if (!retryable(status)) {
-                    return new Final<>(answer, number);
+                if (!retryable(status) || replay(answer)) {
+                    return new Final<>(answer, number); // a replayed answer is the operation's recorded outcome: final
                 }
                 retryAfter = answer.header("Retry-After").flatMap(this::retryAfter);
             }
@@ -130,9 +133,20 @@ final class RetryLoop {
         return status == 409 || status == 429 || (status >= 500 && status != 501);
     }
 
-    /** A failure with no answer: the connection failed, dropped or timed out (an {@link IOException} below). */
+    /** The server's recorded answer to the key's first execution (a 409 the application gave, say): it will not change. */
+    private static boolean replay(Answer answer) {
+        return answer.header(REPLAYED_HEADER).filter("true"::equalsIgnoreCase).isPresent();
+    }
+
+    /**
+     * A failure with no answer: the connection failed, dropped or timed out (an {@link IOException}
+     * below), but not TLS refusing the server (a certificate will not fix itself).
+     */
     static boolean noAnswer(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SSLException) {
+                return false;
+            }
             if (cause instanceof IOException) {
                 return true;
             }

@@ -86,6 +86,28 @@ class RetryLoopTest {
     }
 
     @Test
+    void aReplayedAnswerIsFinalEvenA409TheApplicationGaveItself() {
+        Attempts attempts = new Attempts(answer(409), answer(409, Map.of("Idempotent-Replayed", "true"), ""), answer(201));
+
+        RetryLoop.Final<FakeAnswer> done = loop(RetryPolicy.defaults()).run("POST /orders", "k", attempts);
+
+        assertEquals(409, done.answer().status(), "the recorded outcome of the key's first execution will not change");
+        assertEquals(2, attempts.sent);
+    }
+
+    @Test
+    void aTlsFailureIsNoMissingAnswerAndIsNotRetried() {
+        ProcessingException untrusted = new ProcessingException(new javax.net.ssl.SSLHandshakeException("PKIX path building failed"));
+        Attempts attempts = new Attempts(() -> {
+            throw untrusted;
+        });
+
+        assertSame(untrusted, assertThrows(ProcessingException.class,
+                () -> loop(RetryPolicy.defaults()).run("POST /payments", "k", attempts)));
+        assertEquals(1, attempts.sent);
+    }
+
+    @Test
     void aReusedKeyEndsTheCallWithTheServersProblem() {
         Attempts attempts = new Attempts(answer(422, Map.of(), PROBLEM_422), answer(200));
 

@@ -45,6 +45,7 @@ public final class LossyProxy implements AutoCloseable {
     private final AtomicLong stalled = new AtomicLong();
     private final Map<Integer, AtomicLong> answers = new ConcurrentHashMap<>();
     private final Map<Integer, List<Long>> answerTimes = new ConcurrentHashMap<>();
+    private final java.util.Set<Socket> open = ConcurrentHashMap.newKeySet();
 
     private LossyProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
@@ -130,6 +131,8 @@ public final class LossyProxy implements AutoCloseable {
                 Socket server = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                 client.setTcpNoDelay(true);
                 server.setTcpNoDelay(true);
+                open.add(client);
+                open.add(server);
                 AtomicBoolean awaitingAnswer = new AtomicBoolean();
                 threads.execute(() -> requests(client, server, awaitingAnswer));
                 threads.execute(() -> answers(client, server, awaitingAnswer));
@@ -212,8 +215,9 @@ public final class LossyProxy implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(Socket... sockets) {
+    private void closeQuietly(Socket... sockets) {
         for (Socket socket : sockets) {
+            open.remove(socket);
             try {
                 socket.close();
             } catch (IOException ignored) {
@@ -224,7 +228,7 @@ public final class LossyProxy implements AutoCloseable {
 
     @Override
     public void close() {
-        closeQuietly();
+        closeQuietly(open.toArray(new Socket[0]));
         try {
             listener.close();
         } catch (IOException ignored) {
