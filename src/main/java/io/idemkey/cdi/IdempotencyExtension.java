@@ -22,7 +22,6 @@ import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.ProcessInjectionPoint;
 import jakarta.enterprise.inject.spi.WithAnnotations;
 import jakarta.interceptor.Interceptor;
-import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -145,7 +144,7 @@ public class IdempotencyExtension implements Extension {
     }
 
     void validate(@Observes AfterDeploymentValidation validation) {
-        ConfigLookup config = IdempotencyRuntime.lookup(ConfigProvider.getConfig());
+        ConfigLookup config = ConfigLookup.microProfile();
         try {
             settings = IdempotencySettings.from(config);
         } catch (ConfigurationException e) {

@@ -32,8 +32,6 @@ import jakarta.enterprise.inject.spi.CDI;
 import jakarta.inject.Inject;
 import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
-import org.eclipse.microprofile.config.Config;
-import org.eclipse.microprofile.config.ConfigProvider;
 
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
@@ -95,7 +93,7 @@ public class IdempotencyRuntime {
 
     @PostConstruct
     void start() {
-        ConfigLookup config = lookup(ConfigProvider.getConfig());
+        ConfigLookup config = ConfigLookup.microProfile();
         settings = extension.settings().orElseGet(() -> IdempotencySettings.from(config));
         policies = new PolicyResolver(config, settings);
         store = openStore(settings);
@@ -278,10 +276,6 @@ public class IdempotencyRuntime {
             return fresh;
         }
         return Optional.of(policy);
-    }
-
-    static ConfigLookup lookup(Config config) {
-        return name -> config.getOptionalValue(name, String.class).filter(v -> !v.isBlank());
     }
 
     private IdempotencyStore openStore(IdempotencySettings settings) {

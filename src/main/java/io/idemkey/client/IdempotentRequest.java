@@ -126,7 +126,7 @@ public final class IdempotentRequest {
     }
 
     private Response attempt(String name, Entity<?> entity) {
-        Invocation.Builder builder = target.request(accepted).header(IdempotentRequests.KEY_HEADER, '"' + key + '"');
+        Invocation.Builder builder = target.request(accepted).header(IdempotentRequests.KEY_HEADER, IdempotentRequests.headerValue(key));
         for (Map.Entry<String, Object> header : headers) {
             builder.header(header.getKey(), header.getValue());
         }

@@ -1,15 +1,10 @@
 package io.idemkey.client;
 
 import io.idemkey.config.ConfigLookup;
-import io.idemkey.core.Sleeper;
 import jakarta.ws.rs.client.WebTarget;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.config.ConfigProvider;
 
-import java.time.Clock;
 import java.util.Objects;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.DoubleSupplier;
 
 /**
  * Retrying requests for the JAX-RS Client API, safe by construction: each {@link IdempotentRequest}
@@ -33,24 +28,18 @@ public final class IdempotentRequests {
     /** The response header marking a replayed first response. */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
-    private final RetryPolicy policy;
-    private final Clock clock;
-    private final Sleeper sleeper;
-    private final DoubleSupplier random;
+    /** Stateless: one loop serves every request. */
+    private final RetryLoop loop;
 
-    private IdempotentRequests(RetryPolicy policy, Clock clock, Sleeper sleeper, DoubleSupplier random) {
-        this.policy = Objects.requireNonNull(policy, "policy");
-        this.clock = clock;
-        this.sleeper = sleeper;
-        this.random = random;
+    private IdempotentRequests(RetryPolicy policy) {
+        this.loop = RetryLoop.of(Objects.requireNonNull(policy, "policy"));
     }
 
     /** With the global policy from MicroProfile Config ({@code idempotency.client.*}) where there is one, else the defaults. */
     public static IdempotentRequests create() {
         RetryPolicy policy;
         try {
-            var config = ConfigProvider.getConfig();
-            policy = RetryPolicy.from(name -> config.getOptionalValue(name, String.class).filter(v -> !v.isBlank()));
+            policy = RetryPolicy.from(ConfigLookup.microProfile());
         } catch (LinkageError | IllegalStateException noConfig) {
             policy = RetryPolicy.defaults();
         }
@@ -58,26 +47,21 @@ public final class IdempotentRequests {
     }
 
     public static IdempotentRequests create(RetryPolicy policy) {
-        return new IdempotentRequests(policy, Clock.systemUTC(), Sleeper.THREAD, () -> ThreadLocalRandom.current().nextDouble());
-    }
-
-    /** For tests: time, waiting and randomness of one's own. */
-    static IdempotentRequests create(RetryPolicy policy, Clock clock, Sleeper sleeper, DoubleSupplier random) {
-        return new IdempotentRequests(policy, clock, sleeper, random);
-    }
-
-    /** With the policy from these settings ({@code idempotency.client.*}), for callers that read their own configuration. */
-    public static IdempotentRequests create(ConfigLookup config) {
-        return create(RetryPolicy.from(config));
+        return new IdempotentRequests(policy);
     }
 
     public RetryPolicy policy() {
-        return policy;
+        return loop.policy();
     }
 
     /** One logical operation on this target, with a new key (unless {@link IdempotentRequest#key(String)} gives one). */
     public IdempotentRequest to(WebTarget target) {
-        return new IdempotentRequest(target, new RetryLoop(policy, clock, sleeper, random));
+        return new IdempotentRequest(target, loop);
+    }
+
+    /** The header value of a key: an RFC 8941 String, as the IETF draft has it. */
+    static String headerValue(String key) {
+        return '"' + key + '"';
     }
 
     /** Whether the response is a replay of the operation's first response ({@code Idempotent-Replayed: true}). */

@@ -32,7 +32,7 @@ public class KeyHeaderClientFilter implements ClientRequestFilter {
                 .anyMatch(value -> value != null && !value.toString().isBlank());
         if (!given) {
             names.forEach(request.getHeaders()::remove);
-            request.getHeaders().putSingle(IdempotentRequests.KEY_HEADER, '"' + call.key() + '"');
+            request.getHeaders().putSingle(IdempotentRequests.KEY_HEADER, IdempotentRequests.headerValue(call.key()));
         }
     }
 }

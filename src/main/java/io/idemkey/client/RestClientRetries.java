@@ -1,7 +1,7 @@
 package io.idemkey.client;
 
+import io.idemkey.config.ConfigLookup;
 import io.idemkey.IdempotencyKey;
-import io.idemkey.core.Sleeper;
 import jakarta.annotation.Priority;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
@@ -10,18 +10,15 @@ import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
-import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Makes a MicroProfile Rest Client method carrying {@code @IdempotencyKey} (the same annotation that
@@ -43,7 +40,8 @@ import java.util.concurrent.ThreadLocalRandom;
 @Priority(Interceptor.Priority.PLATFORM_AFTER + 1000)
 public class RestClientRetries {
 
-    private static final Map<Method, RetryPolicy> POLICIES = new ConcurrentHashMap<>();
+    /** Each guarded method's loop, with the method's policy read once. */
+    private static final Map<Method, RetryLoop> LOOPS = new ConcurrentHashMap<>();
     private static final String KEY_DATA = RestClientRetries.class.getName() + ".key";
 
     @AroundInvoke
@@ -57,15 +55,13 @@ public class RestClientRetries {
                     + method.getDeclaringClass().getName() + "." + method.getName() + "() safely: call a synchronous"
                     + " method (or use IdempotentRequests) for an operation guarded by @IdempotencyKey");
         }
-        RetryPolicy policy = POLICIES.computeIfAbsent(method, m -> RetryPolicy.from(
-                name -> ConfigProvider.getConfig().getOptionalValue(name, String.class).filter(v -> !v.isBlank()),
-                m.getDeclaringClass(), m));
+        RetryLoop loop = LOOPS.computeIfAbsent(method, m -> RetryLoop.of(
+                RetryPolicy.from(ConfigLookup.microProfile(), m.getDeclaringClass(), m)));
         // Kept in the invocation's data: an outer interceptor retrying the whole call (Fault Tolerance's
         // @Retry after RetriesExhaustedException) proceeds again with the same key.
         String key = suppliedKey(method, invocation.getParameters()).orElseGet(() -> (String) invocation.getContextData()
                 .computeIfAbsent(KEY_DATA, k -> UUID.randomUUID().toString()));
         ClientCalls.Call call = new ClientCalls.Call(method, key);
-        RetryLoop loop = new RetryLoop(policy, Clock.systemUTC(), Sleeper.THREAD, () -> ThreadLocalRandom.current().nextDouble());
         String description = method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()";
         try {
             return loop.run(description, key, () -> attempt(invocation, call)).answer().outcome();

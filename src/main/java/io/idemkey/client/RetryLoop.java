@@ -11,6 +11,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -31,7 +32,6 @@ import java.util.logging.Logger;
 final class RetryLoop {
 
     private static final Logger LOG = Logger.getLogger(RetryLoop.class.getName());
-    private static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
     /** One attempt's answer, as the loop needs to see it. */
     interface Answer {
@@ -62,11 +62,20 @@ final class RetryLoop {
     private final Sleeper sleeper;
     private final DoubleSupplier random;
 
+    /** On the system clock, sleeping the thread, with its own random shares. */
+    static RetryLoop of(RetryPolicy policy) {
+        return new RetryLoop(policy, Clock.systemUTC(), Sleeper.THREAD, () -> ThreadLocalRandom.current().nextDouble());
+    }
+
     RetryLoop(RetryPolicy policy, Clock clock, Sleeper sleeper, DoubleSupplier random) {
         this.policy = policy;
         this.clock = clock;
         this.sleeper = sleeper;
         this.random = random;
+    }
+
+    RetryPolicy policy() {
+        return policy;
     }
 
     /**
@@ -135,7 +144,7 @@ final class RetryLoop {
 
     /** The server's recorded answer to the key's first execution (a 409 the application gave, say): it will not change. */
     private static boolean replay(Answer answer) {
-        return answer.header(REPLAYED_HEADER).filter("true"::equalsIgnoreCase).isPresent();
+        return answer.header(IdempotentRequests.REPLAYED_HEADER).filter("true"::equalsIgnoreCase).isPresent();
     }
 
     /**

@@ -4,6 +4,7 @@ import io.idemkey.client.IdempotentCallException;
 import io.idemkey.client.IdempotentRequest;
 import io.idemkey.client.IdempotentRequests;
 import io.idemkey.client.RetryPolicy;
+import io.idemkey.config.ConfigLookup;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
@@ -19,7 +20,6 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
 import java.util.Map;
@@ -48,8 +48,7 @@ public class CallerResource {
                       @QueryParam("operations") @DefaultValue("1") int operations, @QueryParam("key") String key,
                       @QueryParam("amount") @DefaultValue("100") long amount, @QueryParam("maxAttempts") Integer maxAttempts) {
         IdempotentRequests requests = maxAttempts == null ? IdempotentRequests.create()
-                : IdempotentRequests.create(RetryPolicy.from(name -> ConfigProvider.getConfig()
-                        .getOptionalValue(name, String.class)).withMaxAttempts(maxAttempts));
+                : IdempotentRequests.create(RetryPolicy.from(ConfigLookup.microProfile()).withMaxAttempts(maxAttempts));
         int ok = 0;
         int replayed = 0;
         Map<Integer, Integer> statuses = new TreeMap<>();
