@@ -11,6 +11,8 @@ import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 
+import java.io.InputStream;
+import java.io.Reader;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -50,13 +52,7 @@ public class RestClientRetries {
         if (!clientCall(method, invocation.getTarget())) {
             return invocation.proceed();
         }
-        if (CompletionStage.class.isAssignableFrom(method.getReturnType())) {
-            throw new UnsupportedOperationException("Idemkey cannot retry the asynchronous Rest Client method "
-                    + method.getDeclaringClass().getName() + "." + method.getName() + "() safely: call a synchronous"
-                    + " method (or use IdempotentRequests) for an operation guarded by @IdempotencyKey");
-        }
-        RetryLoop loop = LOOPS.computeIfAbsent(method, m -> RetryLoop.of(
-                RetryPolicy.from(ConfigLookup.microProfile(), m.getDeclaringClass(), m)));
+        RetryLoop loop = LOOPS.computeIfAbsent(method, RestClientRetries::loopOf);
         // Kept in the invocation's data: an outer interceptor retrying the whole call (Fault Tolerance's
         // @Retry after RetriesExhaustedException) proceeds again with the same key.
         String key = suppliedKey(method, invocation.getParameters()).orElseGet(() -> (String) invocation.getContextData()
@@ -68,6 +64,28 @@ public class RestClientRetries {
         } catch (Undeclared e) {
             throw e.getCause();
         }
+    }
+
+    /**
+     * The method's loop, with its policy; refused for a method whose calls cannot be retried safely:
+     * an asynchronous one (its answer arrives after the interceptor returned), or one taking a
+     * stream (a retry would send it empty under the same key, and meet a 422).
+     */
+    static RetryLoop loopOf(Method method) {
+        String name = method.getDeclaringClass().getName() + "." + method.getName() + "()";
+        if (CompletionStage.class.isAssignableFrom(method.getReturnType())) {
+            throw new UnsupportedOperationException("Idemkey cannot retry the asynchronous Rest Client method " + name
+                    + " safely: call a synchronous method (or use IdempotentRequests) for an operation guarded by"
+                    + " @IdempotencyKey");
+        }
+        for (Class<?> parameter : method.getParameterTypes()) {
+            if (InputStream.class.isAssignableFrom(parameter) || Reader.class.isAssignableFrom(parameter)) {
+                throw new UnsupportedOperationException("Idemkey cannot retry the Rest Client method " + name + " safely:"
+                        + " its " + parameter.getSimpleName() + " parameter can be sent only once, and a retry would send"
+                        + " it empty under the same key; take the entity as bytes, a String or an object");
+            }
+        }
+        return RetryLoop.of(RetryPolicy.from(ConfigLookup.microProfile(), method.getDeclaringClass(), method));
     }
 
     /** One HTTP call: what the proxy returned or threw. */
@@ -133,9 +151,14 @@ public class RestClientRetries {
      */
     private record Outcome(Object result, WebApplicationException answered, Response response) implements RetryLoop.Answer {
 
+        /**
+         * The answer's status; a result without a response is a success, and an exception without one
+         * (a {@code ResponseExceptionMapper} of the application's that kept none) is final: 0, which
+         * nothing retries.
+         */
         @Override
         public int status() {
-            return response != null ? response.getStatus() : answered != null ? 500 : 200;
+            return response != null ? response.getStatus() : answered != null ? 0 : 200;
         }
 
         @Override

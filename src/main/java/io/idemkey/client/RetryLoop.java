@@ -3,8 +3,16 @@ package io.idemkey.client;
 import io.idemkey.core.Sleeper;
 import jakarta.ws.rs.ProcessingException;
 
-import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.CharacterCodingException;
+import java.security.cert.CertificateException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZonedDateTime;
@@ -20,8 +28,8 @@ import java.util.logging.Logger;
  * The retry loop both client forms share. Every attempt of one logical call carries the same key;
  * an attempt's answer is final, retried, or the end of the call:
  * <ul>
- * <li>no answer (connection refused or dropped, read timeout: an {@link IOException} under the
- *     client's {@link ProcessingException}), {@code 409}, {@code 429}, {@code 503} and every other
+ * <li>no answer (connection refused or dropped, read timeout: an {@link IOException} of the
+ *     transport under the client's {@link ProcessingException}, see {@link #noAnswer}), {@code 409}, {@code 429}, {@code 503} and every other
  *     {@code 5xx} but {@code 501}: retried after a wait, within the policy's attempts and time;</li>
  * <li>{@code 422} of type {@code key-reused}: {@link KeyReusedException};</li>
  * <li>a replay ({@code Idempotent-Replayed: true}): final, whatever its status (the first execution's outcome);</li>
@@ -148,19 +156,33 @@ final class RetryLoop {
     }
 
     /**
-     * A failure with no answer: the connection failed, dropped or timed out (an {@link IOException}
-     * below), but not TLS refusing the server (a certificate will not fix itself).
+     * A failure with no answer: the connection was refused, dropped or timed out, TLS or not (a
+     * socket-level failure anywhere below), or another {@link IOException} of the transport. Not
+     * one: the server's certificate refused (it will not fix itself), an entity the client could
+     * not encode or decode (a {@link CharacterCodingException}, a Jackson processing error).
      */
     static boolean noAnswer(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SSLException) {
-                return false;
+        boolean io = false;
+        boolean refused = false;
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof SocketException || cause instanceof EOFException || cause instanceof InterruptedIOException
+                    || cause instanceof UnknownHostException || cause instanceof HttpTimeoutException) {
+                return true; // the transport failed, under TLS too ("Connection reset" in an SSLException)
             }
-            if (cause instanceof IOException) {
+            refused |= cause instanceof SSLHandshakeException || cause instanceof SSLPeerUnverifiedException
+                    || cause instanceof CertificateException || cause instanceof CharacterCodingException
+                    || isJacksonProcessingError(cause);
+            io |= cause instanceof IOException;
+        }
+        return io && !refused;
+    }
+
+    /** Jackson's (de)serialization failures are IOExceptions; they say nothing about the connection. */
+    private static boolean isJacksonProcessingError(Throwable failure) {
+        for (Class<?> type = failure.getClass(); type != null; type = type.getSuperclass()) {
+            if (type.getName().equals("com.fasterxml.jackson.core.JacksonException")
+                    || type.getName().equals("com.fasterxml.jackson.core.JsonProcessingException")) {
                 return true;
-            }
-            if (cause.getCause() == cause) {
-                break;
             }
         }
         return false;

@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -105,6 +106,29 @@ class RetryLoopTest {
         assertSame(untrusted, assertThrows(ProcessingException.class,
                 () -> loop(RetryPolicy.defaults()).run("POST /payments", "k", attempts)));
         assertEquals(1, attempts.sent);
+    }
+
+    @Test
+    void aConnectionResetUnderTlsIsAMissingAnswerAndIsRetried() {
+        // the JDK's TLS socket reports a peer's reset after the request went out this way
+        Attempts attempts = new Attempts(noAnswer(new javax.net.ssl.SSLException("Connection reset",
+                new java.net.SocketException("Connection reset"))), answer(201));
+
+        assertEquals(201, loop(RetryPolicy.defaults()).run("POST /payments", "k", attempts).answer().status());
+        assertEquals(2, attempts.sent);
+    }
+
+    @Test
+    void transportFailuresAreMissingAnswersButEncodingFailuresAndCertificatesAreNot() {
+        assertTrue(RetryLoop.noAnswer(new ProcessingException(new java.io.IOException("Premature end of chunk coded message body"))));
+        assertTrue(RetryLoop.noAnswer(new ProcessingException(new java.net.http.HttpTimeoutException("request timed out"))));
+        assertTrue(RetryLoop.noAnswer(new ProcessingException(handshakeFailure("Remote host terminated the handshake",
+                new EOFException("SSL peer shut down incorrectly")))), "the server never saw the request");
+        assertFalse(RetryLoop.noAnswer(new ProcessingException(handshakeFailure("PKIX path building failed",
+                new java.security.cert.CertificateException("unable to find valid certification path")))));
+        assertFalse(RetryLoop.noAnswer(new ProcessingException(new java.nio.charset.MalformedInputException(1))),
+                "an answer the client could not decode was an answer");
+        assertFalse(RetryLoop.noAnswer(new ProcessingException("no MessageBodyReader for Receipt")));
     }
 
     @Test
@@ -226,6 +250,12 @@ class RetryLoopTest {
 
         assertInstanceOf(InterruptedException.class, gaveUp.getCause());
         assertTrue(Thread.interrupted());
+    }
+
+    private static javax.net.ssl.SSLHandshakeException handshakeFailure(String message, Exception cause) {
+        javax.net.ssl.SSLHandshakeException failure = new javax.net.ssl.SSLHandshakeException(message);
+        failure.initCause(cause);
+        return failure;
     }
 
     private static List<Long> millis(List<Duration> durations) {

@@ -4,7 +4,6 @@ import io.idemkey.client.IdempotentCallException;
 import io.idemkey.client.IdempotentRequest;
 import io.idemkey.client.IdempotentRequests;
 import io.idemkey.client.RetryPolicy;
-import io.idemkey.config.ConfigLookup;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
@@ -22,6 +21,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -33,6 +33,10 @@ import java.util.TreeMap;
 @Path("callers")
 @RequestScoped
 public class CallerResource {
+
+    /** The JAX-RS callers' policy, built in code: 12 attempts, waits from 20 ms up to 5 s. */
+    private static final IdempotentRequests JAXRS = IdempotentRequests.create(
+            RetryPolicy.defaults().withMaxAttempts(12).withBackoff(Duration.ofMillis(20), Duration.ofSeconds(5)));
 
     @Inject
     @RestClient
@@ -46,9 +50,8 @@ public class CallerResource {
     @Produces(MediaType.APPLICATION_JSON)
     public String run(@PathParam("form") String form, @QueryParam("prefix") String prefix,
                       @QueryParam("operations") @DefaultValue("1") int operations, @QueryParam("key") String key,
-                      @QueryParam("amount") @DefaultValue("100") long amount, @QueryParam("maxAttempts") Integer maxAttempts) {
-        IdempotentRequests requests = maxAttempts == null ? IdempotentRequests.create()
-                : IdempotentRequests.create(RetryPolicy.from(ConfigLookup.microProfile()).withMaxAttempts(maxAttempts));
+                      @QueryParam("amount") @DefaultValue("100") long amount, @QueryParam("policy") String policy) {
+        IdempotentRequests requests = "global".equals(policy) ? IdempotentRequests.create() : JAXRS;
         int ok = 0;
         int replayed = 0;
         Map<Integer, Integer> statuses = new TreeMap<>();
