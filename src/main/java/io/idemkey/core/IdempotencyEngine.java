@@ -18,6 +18,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -31,6 +32,8 @@ public final class IdempotencyEngine {
     private static final Logger LOG = Logger.getLogger(IdempotencyEngine.class.getName());
     /** The most leases renewed in one store call (one round trip, or one pipeline): a bound on its size. */
     static final int RENEWAL_BATCH = 100;
+    /** The most renewal calls in flight at once: the ticker's own and those it hands to the scheduler. */
+    static final int RENEWAL_CALLS = 4;
     private static final Duration FIRST_POLL = Duration.ofMillis(25);
     private static final Duration LONGEST_POLL = Duration.ofMillis(500);
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -54,6 +57,8 @@ public final class IdempotencyEngine {
     private final RequestWindows seenHere = new RequestWindows(100_000);
     /** The executions holding a lease: one periodic task renews those that are due (no task per request). */
     private final Set<Execution> leases = ConcurrentHashMap.newKeySet();
+    /** Renewal calls the ticker may hand to the scheduler besides its own. */
+    private final Semaphore renewalCallsHandedOut = new Semaphore(RENEWAL_CALLS - 1);
 
     private IdempotencyEngine(Builder builder) {
         this.store = Objects.requireNonNull(builder.store, "store");
@@ -88,8 +93,10 @@ public final class IdempotencyEngine {
 
     /**
      * The lease ticker: renews every lease that is due, in store calls of at most
-     * {@link #RENEWAL_BATCH} leases (one round trip each), so that a slow store delays all due
-     * leases by one round trip rather than each lease by the round trips of all before it.
+     * {@link #RENEWAL_BATCH} leases (one round trip each), up to {@link #RENEWAL_CALLS} of them at
+     * once (the ticker makes the last one itself, so the calls in flight stay bounded), so that a
+     * slow store delays every due lease by about one call rather than each lease by the calls of
+     * all before it.
      */
     private void renewDueLeases() {
         try {
@@ -101,11 +108,37 @@ public final class IdempotencyEngine {
                 }
             }
             for (int from = 0; from < due.size(); from += RENEWAL_BATCH) {
-                renew(due.subList(from, Math.min(due.size(), from + RENEWAL_BATCH)));
+                List<Execution> batch = due.subList(from, Math.min(due.size(), from + RENEWAL_BATCH));
+                boolean last = from + RENEWAL_BATCH >= due.size();
+                if (last || !handOut(batch)) {
+                    renew(batch);
+                }
             }
         } catch (RuntimeException | Error e) {
             // never let one failure end the periodic task of every lease
             LOG.log(Level.WARNING, "Renewing leases failed", e);
+        }
+    }
+
+    /** Renews the batch on the scheduler, if a call may be handed out now. */
+    private boolean handOut(List<Execution> batch) {
+        if (!renewalCallsHandedOut.tryAcquire()) {
+            return false;
+        }
+        try {
+            scheduler.once(Duration.ZERO, () -> {
+                try {
+                    renew(batch);
+                } catch (RuntimeException | Error e) {
+                    LOG.log(Level.WARNING, "Renewing leases failed", e);
+                } finally {
+                    renewalCallsHandedOut.release();
+                }
+            });
+            return true;
+        } catch (RuntimeException rejected) { // the executor is shutting down
+            renewalCallsHandedOut.release();
+            return false;
         }
     }
 

@@ -36,7 +36,7 @@ public final class RedisCluster implements AutoCloseable {
             cluster.nodes.forEach(node -> create.add("127.0.0.1:" + node.port()));
             create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
             run(create);
-            await().atMost(Duration.ofSeconds(30)).until(cluster::isUp);
+            await().atMost(Duration.ofSeconds(30)).until(() -> cluster.isUp() && cluster.replicasLinked(masters));
             return cluster;
         } catch (RuntimeException | Error e) {
             cluster.close();
@@ -55,6 +55,19 @@ public final class RedisCluster implements AutoCloseable {
             }
         }
         return true;
+    }
+
+    /** {@code masters} replicas have their replication link up: they acknowledge what their master writes. */
+    private boolean replicasLinked(int masters) {
+        int linked = 0;
+        for (RedisServer node : nodes) {
+            try (Jedis jedis = node.client()) {
+                if (jedis.info("replication").contains("master_link_status:up")) {
+                    linked++;
+                }
+            }
+        }
+        return linked == masters;
     }
 
     /** The seed nodes, as {@code idempotency.redis.nodes} lists them. */
@@ -122,25 +135,73 @@ public final class RedisCluster implements AutoCloseable {
      * assigned to the target on every master (MOVED from then on).
      */
     public void migrate(int slot, RedisServer target, Duration pause) {
+        Migration migration = beginMigration(slot, target);
+        while (migration.moveKeys(1) > 0) {
+            sleep(pause);
+        }
+        migration.finish();
+    }
+
+    /** Starts moving {@code slot} to {@code target}: IMPORTING and MIGRATING set, no key moved yet. */
+    public Migration beginMigration(int slot, RedisServer target) {
         RedisServer source = masterOf(slot);
-        String sourceId = id(source);
-        String targetId = id(target);
         try (Jedis from = source.client(); Jedis to = target.client()) {
-            to.clusterSetSlotImporting(slot, sourceId);
-            from.clusterSetSlotMigrating(slot, targetId);
-            for (List<String> keys = from.clusterGetKeysInSlot(slot, 1); !keys.isEmpty();
-                 keys = from.clusterGetKeysInSlot(slot, 1)) {
-                from.migrate("127.0.0.1", target.port(), keys.get(0), 0, 5_000);
-                sleep(pause);
-            }
-            to.clusterSetSlotNode(slot, targetId);
-            from.clusterSetSlotNode(slot, targetId);
+            to.clusterSetSlotImporting(slot, id(source));
+            from.clusterSetSlotMigrating(slot, id(target));
         }
-        for (RedisServer master : masters()) {
-            try (Jedis jedis = master.client()) {
-                jedis.clusterSetSlotNode(slot, targetId);
+        return new Migration(slot, source, target);
+    }
+
+    /** A slot on its way from one master to another. */
+    public final class Migration {
+        private final int slot;
+        private final RedisServer source;
+        private final RedisServer target;
+
+        private Migration(int slot, RedisServer source, RedisServer target) {
+            this.slot = slot;
+            this.source = source;
+            this.target = target;
+        }
+
+        /** Moves up to {@code count} of the slot's keys (clients asking for them now get ASK); returns how many moved. */
+        public int moveKeys(int count) {
+            try (Jedis from = source.client()) {
+                List<String> keys = from.clusterGetKeysInSlot(slot, count);
+                for (String key : keys) {
+                    from.migrate("127.0.0.1", target.port(), key, 0, 5_000);
+                }
+                return keys.size();
             }
         }
+
+        /** Moves the rest and assigns the slot to the target on every master (MOVED from then on). */
+        public void finish() {
+            while (moveKeys(100) > 0) {
+                // until the slot is empty on the source
+            }
+            String targetId = id(target);
+            try (Jedis from = source.client(); Jedis to = target.client()) {
+                to.clusterSetSlotNode(slot, targetId);
+                from.clusterSetSlotNode(slot, targetId);
+            }
+            for (RedisServer master : masters()) {
+                try (Jedis jedis = master.client()) {
+                    jedis.clusterSetSlotNode(slot, targetId);
+                }
+            }
+        }
+    }
+
+    /**
+     * Restarts {@code node} on its port at once (its data gone, its cluster identity kept), faster
+     * than the cluster fails it over, and waits until every node says the cluster is ok: the
+     * clients' pooled connections to it are now broken.
+     */
+    public void restartWithoutFailover(RedisServer node) {
+        node.restart();
+        await().atMost(Duration.ofSeconds(30)).until(() -> nodes.stream().filter(RedisServer::isRunning)
+                .allMatch(RedisCluster::clusterOk));
     }
 
     /**
@@ -148,15 +209,7 @@ public final class RedisCluster implements AutoCloseable {
      * over and every running node says the cluster is ok; returns the promoted replica.
      */
     public RedisServer killAndAwaitFailover(RedisServer master) {
-        String id = id(master);
-        List<RedisServer> replicas = new ArrayList<>();
-        for (String line : clusterNodes()) {
-            String[] fields = line.split(" ");
-            if (fields[3].equals(id)) {
-                int port = Integer.parseInt(fields[1].substring(fields[1].indexOf(':') + 1, fields[1].indexOf('@')));
-                nodes.stream().filter(node -> node.port() == port).forEach(replicas::add);
-            }
-        }
+        List<RedisServer> replicas = replicasOf(master);
         master.stop();
         await().atMost(Duration.ofSeconds(60)).until(() -> replicas.stream().anyMatch(r -> role(r).equals("master"))
                 && nodes.stream().filter(RedisServer::isRunning).allMatch(RedisCluster::clusterOk));
@@ -167,16 +220,24 @@ public final class RedisCluster implements AutoCloseable {
     public void awaitReplicasCaughtUp() {
         for (RedisServer master : masters()) {
             long offset = master.replicationOffset();
-            String id = id(master);
-            for (String line : clusterNodes()) {
-                String[] fields = line.split(" ");
-                if (fields[3].equals(id) && !fields[2].contains("fail")) {
-                    int port = Integer.parseInt(fields[1].substring(fields[1].indexOf(':') + 1, fields[1].indexOf('@')));
-                    RedisServer replica = nodes.stream().filter(node -> node.port() == port).findFirst().orElseThrow();
-                    await().atMost(Duration.ofSeconds(10)).until(() -> replica.replicationOffset() >= offset);
-                }
+            for (RedisServer replica : replicasOf(master)) {
+                await().atMost(Duration.ofSeconds(10)).until(() -> replica.replicationOffset() >= offset);
             }
         }
+    }
+
+    /** The running replicas of {@code master}, as the cluster sees them. */
+    public List<RedisServer> replicasOf(RedisServer master) {
+        String id = id(master);
+        List<RedisServer> replicas = new ArrayList<>();
+        for (String line : clusterNodes()) {
+            String[] fields = line.split(" ");
+            if (fields[3].equals(id) && !fields[2].contains("fail")) {
+                int port = Integer.parseInt(fields[1].substring(fields[1].indexOf(':') + 1, fields[1].indexOf('@')));
+                nodes.stream().filter(node -> node.port() == port && node.isRunning()).forEach(replicas::add);
+            }
+        }
+        return replicas;
     }
 
     private static String role(RedisServer node) {

@@ -22,12 +22,14 @@ import java.util.Map;
  */
 public final class RedisServer implements AutoCloseable {
 
+    private final Host host;
     private final int port;
     private final Path directory;
-    private final List<String> extraArguments;
+    private List<String> extraArguments;
     private Process process;
 
-    private RedisServer(int port, List<String> extraArguments) {
+    private RedisServer(Host host, int port, List<String> extraArguments) {
+        this.host = host;
         this.port = port;
         this.extraArguments = List.copyOf(extraArguments);
         try {
@@ -39,7 +41,12 @@ public final class RedisServer implements AutoCloseable {
 
     /** Starts a new server on a free port, with persistence off. */
     public static RedisServer start(String... extraArguments) {
-        RedisServer server = new RedisServer(FreePort.next(), List.of(extraArguments));
+        return startOn(Host.LOOPBACK, extraArguments);
+    }
+
+    /** Starts a new server on {@code host} (a network namespace of the benchmark's, say), with persistence off. */
+    public static RedisServer startOn(Host host, String... extraArguments) {
+        RedisServer server = new RedisServer(host, FreePort.next(), List.of(extraArguments));
         server.startProcess();
         Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
         return server;
@@ -50,7 +57,12 @@ public final class RedisServer implements AutoCloseable {
     }
 
     public String url() {
-        return "redis://127.0.0.1:" + port;
+        return "redis://" + host.address() + ":" + port;
+    }
+
+    /** The server's process id, for its CPU time ({@code /proc/<pid>/stat}). */
+    public long pid() {
+        return process.pid();
     }
 
     public boolean isRunning() {
@@ -75,9 +87,27 @@ public final class RedisServer implements AutoCloseable {
      * with its append-only file read back when it has one), once it answers PING: its data loaded.
      */
     public synchronized void restart() {
+        keepRole();
         stop();
         startProcess();
         awaitLoaded();
+    }
+
+    /**
+     * A replica promoted by a failover restarts as a master, as the configuration file Sentinel or
+     * the cluster rewrote would have it: its {@code --replicaof} is dropped.
+     */
+    private void keepRole() {
+        int replicaOf = extraArguments.indexOf("--replicaof");
+        if (replicaOf >= 0 && isRunning()) {
+            try (Jedis jedis = client()) {
+                if (jedis.info("replication").contains("role:master")) {
+                    List<String> arguments = new ArrayList<>(extraArguments);
+                    arguments.subList(replicaOf, replicaOf + 3).clear();
+                    extraArguments = List.copyOf(arguments);
+                }
+            }
+        }
     }
 
     /** {@link #restart}, returning as soon as the server answers at all, {@code -LOADING} included. */
@@ -128,7 +158,7 @@ public final class RedisServer implements AutoCloseable {
 
     /** A new, single-threaded client for assertions; close it. */
     public Jedis client() {
-        return new Jedis("127.0.0.1", port);
+        return new Jedis(host.address(), port);
     }
 
     /** Calls per command since the last {@link #resetStats()}, from {@code INFO commandstats}. */
@@ -147,16 +177,43 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /** Commands refused before they ran (a cluster's redirections, ...) since the last {@link #resetStats()}. */
+    public long rejectedCalls() {
+        try (Jedis jedis = client()) {
+            long rejected = 0;
+            for (String line : jedis.info("commandstats").split("\r?\n")) {
+                int at = line.indexOf("rejected_calls=");
+                if (line.startsWith("cmdstat_") && at >= 0) {
+                    int end = line.indexOf(',', at);
+                    rejected += Long.parseLong(line.substring(at + "rejected_calls=".length(), end < 0 ? line.length() : end));
+                }
+            }
+            return rejected;
+        }
+    }
+
+    /**
+     * How often the server has read from a client socket ({@code INFO stats}), asked on {@code stats}:
+     * one per round trip, at least, this INFO's own included.
+     */
+    public static long socketReads(Jedis stats) {
+        return infoField(stats.info("stats"), "total_reads_processed");
+    }
+
     /** How far this server is in its replication stream: written (a master) or processed (a replica). */
     public long replicationOffset() {
         try (Jedis jedis = client()) {
-            for (String line : jedis.info("replication").split("\r?\n")) {
-                if (line.startsWith("master_repl_offset:")) {
-                    return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-                }
+            return infoField(jedis.info("replication"), "master_repl_offset");
+        }
+    }
+
+    private static long infoField(String info, String name) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith(name + ":")) {
+                return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
             }
         }
-        throw new IllegalStateException("no master_repl_offset in INFO replication");
+        throw new IllegalStateException("no " + name + " in INFO");
     }
 
     public void resetStats() {
@@ -172,12 +229,12 @@ public final class RedisServer implements AutoCloseable {
 
     private synchronized void startProcess() {
         List<String> command = new ArrayList<>(List.of("redis-server",
-                "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--port", Integer.toString(port), "--bind", host.address(), "--protected-mode", "no",
                 "--save", "", "--appendonly", "no", "--dir", directory.toString(),
                 "--logfile", directory.resolve("redis.log").toString()));
         command.addAll(extraArguments);
         try {
-            process = new ProcessBuilder(command).redirectErrorStream(true)
+            process = new ProcessBuilder(host.command(command)).redirectErrorStream(true)
                     .redirectOutput(directory.resolve("stdout.log").toFile()).start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start redis-server (is it installed?)", e);

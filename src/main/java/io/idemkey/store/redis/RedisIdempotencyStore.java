@@ -6,15 +6,20 @@ import io.idemkey.spi.Lease;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.StoreUnavailableException;
 import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisAskDataException;
 import redis.clients.jedis.exceptions.JedisBusyException;
+import redis.clients.jedis.exceptions.JedisClusterException;
 import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisMovedDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
 
@@ -61,15 +66,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final byte[] IN_PROGRESS = {'P'};
     private static final byte[] RATE_LIMITED = {'R'};
     private static final List<String> TRANSIENT_REPLIES =
-            List.of("READONLY", "LOADING", "OOM", "BUSY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOAUTH");
+            List.of("READONLY", "LOADING", "OOM", "MASTERDOWN", "TRYAGAIN", "NOAUTH");
 
-    private final Supplier<UnifiedJedis> connect;
+    private final Supplier<RedisStoreOptions.Connected> connect;
     private final String description;
     private final int waitReplicas;
     private final long waitTimeoutMillis;
     private final LongAdder notReplicated = new LongAdder();
     private volatile Runnable whenNotReplicated = () -> { };
-    private volatile UnifiedJedis client;
+    private volatile RedisStoreOptions.Connected connected;
 
     /**
      * @param connect      makes the client (called again until it succeeds); the store closes it
@@ -77,7 +82,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * @param waitReplicas replicas that must acknowledge a completion ({@code WAIT}); 0: none
      * @param waitTimeout  how long a completion waits for them
      */
-    RedisIdempotencyStore(Supplier<UnifiedJedis> connect, String description, int waitReplicas, Duration waitTimeout) {
+    RedisIdempotencyStore(Supplier<RedisStoreOptions.Connected> connect, String description, int waitReplicas,
+                          Duration waitTimeout) {
         this.connect = connect;
         this.description = description;
         this.waitReplicas = waitReplicas;
@@ -89,7 +95,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         RedisIdempotencyStore store = new RedisIdempotencyStore(options::createClient, options.description(),
                 options.waitReplicas(), options.waitTimeout());
         try {
-            store.client();
+            store.connected();
         } catch (StoreUnavailableException e) {
             // no node answers yet: the first call tries again
         }
@@ -180,17 +186,50 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return applied;
     }
 
+    /**
+     * The completion and {@code WAIT} in one pipeline: {reply, replicas that acknowledged}. In a
+     * cluster whose slot moved (a failover, a resharding) since the client last asked, the node
+     * answers with a redirection and runs nothing; the pipeline then goes to the node it names
+     * ({@code ASKING} first while the slot is being migrated), and the client refreshes its slots.
+     */
     private List<Object> completionWithWait(UnifiedJedis client, String recordKey, List<byte[]> keys, List<byte[]> argv,
                                             byte[] sha1) {
         Response<Object> completed;
         Response<Long> waited;
         try (AbstractPipeline pipeline = client.pipelined()) {
-            completed = sha1 != null ? pipeline.evalsha(sha1, keys, argv) : pipeline.eval(RECORD.source(), keys, argv);
+            completed = script(pipeline, keys, argv, sha1);
             waited = pipeline.waitReplicas(recordKey, waitReplicas, waitTimeoutMillis);
             pipeline.sync();
         }
-        Object reply = completed.get(); // an error reply throws here, to be classified by attempt
-        return List.of(reply, waited.get());
+        try {
+            return List.of(reply(completed), reply(waited)); // an error reply throws here, to be classified by attempt
+        } catch (JedisRedirectionException redirected) {
+            return completionWithWaitOn(redirected, keys, argv, sha1);
+        }
+    }
+
+    /** {@link #completionWithWait} on the node a cluster redirected it to. */
+    private List<Object> completionWithWaitOn(JedisRedirectionException redirected, List<byte[]> keys, List<byte[]> argv,
+                                              byte[] sha1) {
+        if (redirected instanceof JedisMovedDataException) {
+            connected().refreshTopology().run();
+        }
+        ConnectionPool node = connected().client() instanceof RedisClusterClient cluster
+                ? cluster.getClusterNodes().get(redirected.getTargetNode().toString()) : null;
+        if (node == null) {
+            throw redirected; // a node the client does not know (yet): an outage for this call
+        }
+        Response<Object> completed;
+        Response<Long> waited;
+        try (Pipeline pipeline = new Pipeline(node.getResource(), true)) {
+            if (redirected instanceof JedisAskDataException) {
+                pipeline.sendCommand(Protocol.Command.ASKING, new byte[0][]);
+            }
+            completed = script(pipeline, keys, argv, sha1);
+            waited = pipeline.waitReplicas(waitReplicas, waitTimeoutMillis);
+            pipeline.sync();
+        }
+        return List.of(reply(completed), reply(waited));
     }
 
     /** Runs {@code action} for each completion fewer than {@code wait-replicas} replicas acknowledged in time (to count it). */
@@ -232,22 +271,57 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return renewed;
     }
 
-    /** The renewals as one pipeline: by the script's SHA-1, or with its text where {@code sha1} is null. */
+    /**
+     * The renewals as one pipeline: by the script's SHA-1, or with its text where {@code sha1} is
+     * null. A renewal a cluster node redirected (its slot moved) runs again as a command of its own,
+     * which follows the redirection and refreshes the client's slots.
+     */
     private static List<Object> renewals(UnifiedJedis client, List<Lease> leases, byte[] sha1) {
         List<Response<Object>> responses = new ArrayList<>(leases.size());
+        List<List<byte[]>> arguments = new ArrayList<>(leases.size());
         try (AbstractPipeline pipeline = client.pipelined()) {
             for (Lease lease : leases) {
-                List<byte[]> keys = List.of(bytes(lease.recordKey()));
                 List<byte[]> argv = List.of(RENEW, bytes(lease.ownerToken()), millis(lease.lockTtl()));
-                responses.add(sha1 != null ? pipeline.evalsha(sha1, keys, argv) : pipeline.eval(RECORD.source(), keys, argv));
+                arguments.add(argv);
+                responses.add(script(pipeline, List.of(bytes(lease.recordKey())), argv, sha1));
             }
             pipeline.sync(); // every reply is read: the connections go back to the pool clean
         }
         List<Object> replies = new ArrayList<>(responses.size());
-        for (Response<Object> response : responses) {
-            replies.add(response.get()); // an error reply throws here, to be classified by attempt
+        for (int i = 0; i < responses.size(); i++) {
+            try {
+                replies.add(reply(responses.get(i))); // an error reply throws here, to be classified by attempt
+            } catch (JedisRedirectionException moved) {
+                replies.add(script(client, List.of(bytes(leases.get(i).recordKey())), arguments.get(i)));
+            }
         }
         return replies;
+    }
+
+    /** The record script in a pipeline: by its SHA-1, or its text where {@code sha1} is null. */
+    private static Response<Object> script(AbstractPipeline pipeline, List<byte[]> keys, List<byte[]> argv, byte[] sha1) {
+        return sha1 != null ? pipeline.evalsha(sha1, keys, argv) : pipeline.eval(RECORD.source(), keys, argv);
+    }
+
+    /** The record script as one command: by its SHA-1, and with its text once where the node never saw it. */
+    private static Object script(UnifiedJedis client, List<byte[]> keys, List<byte[]> argv) {
+        try {
+            return client.evalsha(RECORD.sha1(), keys, argv);
+        } catch (JedisNoScriptException e) {
+            return client.eval(RECORD.source(), keys, argv);
+        }
+    }
+
+    /**
+     * A pipelined reply. A cluster pipeline whose connection to a node failed leaves that node's
+     * replies unset (Jedis logs the failure and goes on): that is a broken connection too.
+     */
+    private static <T> T reply(Response<T> response) {
+        try {
+            return response.get();
+        } catch (IllegalStateException unanswered) {
+            throw new JedisConnectionException("no reply: the pipeline's connection failed", unanswered);
+        }
     }
 
     @Override
@@ -261,9 +335,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public void close() {
-        UnifiedJedis opened = client;
+        RedisStoreOptions.Connected opened = connected;
         if (opened != null) {
-            opened.close();
+            opened.client().close();
         }
     }
 
@@ -278,26 +352,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private Object run(List<byte[]> keys, byte[]... args) {
         List<byte[]> argv = List.of(args);
-        try {
-            return execute(client -> client.evalsha(RECORD.sha1(), keys, argv));
-        } catch (JedisNoScriptException e) {
-            return execute(client -> client.eval(RECORD.source(), keys, argv));
-        }
+        return execute(client -> script(client, keys, argv));
     }
 
-    /** Commands on the client; retried once on a fresh connection if the pooled one turns out to be broken. */
+    /**
+     * Commands on the client; retried once, with the idle pooled connections dropped, if a
+     * connection turned out to be broken (Redis restarted, a proxy cut it): those idle beside it
+     * are likely as stale. Not after a timeout: Redis is slow, not gone, and waiting twice would
+     * not help.
+     */
     private <T> T execute(Function<UnifiedJedis, T> commands) {
         try {
             return attempt(commands);
         } catch (JedisConnectionException first) {
-            if (timedOut(first) || client instanceof RedisClusterClient) {
-                // Redis is slow, not gone: waiting twice would not help; a cluster client has
-                // already tried again, on fresh connections and a refreshed topology
+            if (timedOut(first)) {
                 throw unavailable(first);
             }
-            if (client instanceof RedisClient standalone) {
-                standalone.getPool().clear(); // idle connections are likely as stale as this one
-            }
+            connected().dropIdleConnections().run();
             try {
                 return attempt(commands);
             } catch (JedisConnectionException second) {
@@ -308,16 +379,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /**
      * The commands on the client. Every reply is classified here, on the first try and the retry
-     * alike: "not now" replies ({@code -LOADING} after a restart, ...) are outages, and so is a
-     * cluster that keeps redirecting or has no node left to try.
+     * alike, on Jedis's typed exceptions where it has them: "not now" replies ({@code -LOADING}
+     * after a restart, {@code -CLUSTERDOWN}, ...) are outages, and so is a cluster that keeps
+     * redirecting; a cluster client that used up its own attempts on broken connections counts as
+     * one broken connection.
      */
     private <T> T attempt(Function<UnifiedJedis, T> commands) {
         try {
-            return commands.apply(client());
+            return commands.apply(connected().client());
         } catch (JedisNoScriptException | JedisConnectionException e) {
             throw e;
-        } catch (JedisRedirectionException | JedisClusterOperationException e) {
-            throw unavailable(e); // the slots moved (a failover, a resharding) faster than the client followed
+        } catch (JedisClusterOperationException e) {
+            JedisConnectionException broken = brokenConnection(e);
+            throw broken != null ? broken : unavailable(e);
+        } catch (JedisRedirectionException | JedisClusterException | JedisBusyException e) {
+            // the slots moved faster than the client followed; no master for a slot; a script running too long
+            throw unavailable(e);
         } catch (JedisDataException e) {
             throw transientReply(e) ? unavailable(e) : e;
         } catch (JedisException e) {
@@ -328,23 +405,35 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /** The broken connection a cluster client's attempts ended on, if that is how they ended. */
+    private static JedisConnectionException brokenConnection(JedisClusterOperationException e) {
+        List<Throwable> last = new ArrayList<>(Arrays.asList(e.getSuppressed()));
+        last.add(e.getCause());
+        for (Throwable failure : last) {
+            if (failure instanceof JedisConnectionException broken) {
+                return new JedisConnectionException(e.getMessage(), broken);
+            }
+        }
+        return null;
+    }
+
     /** The client, made on first use (and again until a sentinel or cluster node answers). */
-    private UnifiedJedis client() {
-        UnifiedJedis current = client;
+    private RedisStoreOptions.Connected connected() {
+        RedisStoreOptions.Connected current = connected;
         if (current != null) {
             return current;
         }
         synchronized (this) {
-            if (client == null) {
+            if (connected == null) {
                 try {
-                    client = connect.get();
+                    connected = connect.get();
                 } catch (JedisDataException e) {
                     throw e; // a node answered, and refused (wrong password, ...)
                 } catch (JedisException e) {
                     throw unavailable(e);
                 }
             }
-            return client;
+            return connected;
         }
     }
 
@@ -352,11 +441,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return new StoreUnavailableException("Redis at " + description + " is unavailable: " + e.getMessage(), e);
     }
 
-    /** Replies that mean "not now" (a replica, a restart, memory full, a busy script), not a defect. */
+    /**
+     * Replies that mean "not now", not a defect: a replica, a restart still loading its data, memory
+     * full, a master without its replicas, a key being migrated, a Redis restarted with a password
+     * this connection never gave (a new connection gives it). Jedis has no types for these.
+     */
     private static boolean transientReply(JedisDataException e) {
-        if (e instanceof JedisBusyException) {
-            return true;
-        }
         String message = String.valueOf(e.getMessage());
         for (String prefix : TRANSIENT_REPLIES) {
             if (message.startsWith(prefix)) {

@@ -1,6 +1,7 @@
 package io.idemkey.store.redis;
 
 import redis.clients.jedis.ClientSetInfoConfig;
+import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -9,7 +10,10 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
+import redis.clients.jedis.providers.SentineledConnectionProvider;
 import redis.clients.jedis.util.JedisURIHelper;
+import redis.clients.jedis.util.Pool;
 
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocketFactory;
@@ -131,7 +135,6 @@ public final class RedisStoreOptions {
         return this;
     }
 
-    /** Whether a TLS server's certificate must name the host of the URL (default true). */
     /**
      * How many replicas must acknowledge a completion before it counts as done (Redis {@code WAIT},
      * sent with the completion: no extra round trip), so that a failover cannot forget it (default 0:
@@ -159,6 +162,7 @@ public final class RedisStoreOptions {
         return waitTimeout;
     }
 
+    /** Whether a TLS server's certificate must name the host it is reached at (default true). */
     public RedisStoreOptions verifyHostname(boolean verify) {
         this.verifyHostname = verify;
         return this;
@@ -275,25 +279,47 @@ public final class RedisStoreOptions {
     }
 
     /**
+     * A Jedis client, and what the store does to its connections besides using them: drop the idle
+     * ones (after one turned out broken: Redis restarted, a proxy cut it) and, in a cluster, ask
+     * the nodes for the slots again (after a pipelined reply said a slot moved).
+     */
+    record Connected(UnifiedJedis client, Runnable dropIdleConnections, Runnable refreshTopology) {
+    }
+
+    /**
      * The Jedis client for the mode: {@link RedisClient} (one server), {@link RedisSentinelClient}
      * (asks the sentinels for the master, and follows it when they fail over) or
-     * {@link RedisClusterClient} (routes each command to its slot's master, follows MOVED and ASK).
-     * A standalone client connects on its first command; the others ask their nodes for the
-     * topology here, and throw if none answers.
+     * {@link RedisClusterClient} (routes each command to its slot's master, follows MOVED and ASK,
+     * and tries again while a failover lasts, up to the read timeout). A standalone client connects
+     * on its first command; the others ask their nodes for the topology here, and throw if none
+     * answers. Each is built on a connection provider of its own making where the store needs the
+     * provider's pools.
      */
-    UnifiedJedis createClient() {
+    Connected createClient() {
         JedisClientConfig client = clientConfig(true);
-        return switch (mode) {
-            case STANDALONE -> RedisClient.builder().hostAndPort(address).clientConfig(client)
-                    .poolConfig(poolConfig()).build();
-            case SENTINEL -> RedisSentinelClient.builder().masterName(sentinelMaster).sentinels(Set.copyOf(nodes))
-                    .clientConfig(client).sentinelClientConfig(clientConfig(false)).poolConfig(poolConfig()).build();
-            case CLUSTER -> RedisClusterClient.builder().nodes(Set.copyOf(nodes)).clientConfig(client)
-                    .poolConfig(poolConfig())
-                    // a failover takes a few seconds: keep following MOVED / retrying for up to twice the read timeout
-                    .maxTotalRetriesDuration(readTimeout.multipliedBy(2))
-                    .build();
-        };
+        switch (mode) {
+            case STANDALONE -> {
+                RedisClient standalone = RedisClient.builder().hostAndPort(address).clientConfig(client)
+                        .poolConfig(poolConfig()).build();
+                return new Connected(standalone, () -> standalone.getPool().clear(), () -> { });
+            }
+            case SENTINEL -> {
+                SentineledConnectionProvider master = new SentineledConnectionProvider(sentinelMaster, client, poolConfig(),
+                        Set.copyOf(nodes), clientConfig(false));
+                RedisSentinelClient sentineled = RedisSentinelClient.builder().masterName(sentinelMaster)
+                        .sentinels(Set.copyOf(nodes)).clientConfig(client).sentinelClientConfig(clientConfig(false))
+                        .connectionProvider(master).build();
+                return new Connected(sentineled, () -> master.getConnectionMap().values().forEach(Pool::clear), () -> { });
+            }
+            case CLUSTER -> {
+                ClusterConnectionProvider slots = new ClusterConnectionProvider(Set.copyOf(nodes), client, poolConfig());
+                RedisClusterClient cluster = RedisClusterClient.builder().nodes(Set.copyOf(nodes)).clientConfig(client)
+                        .connectionProvider(slots).maxTotalRetriesDuration(readTimeout).build();
+                return new Connected(cluster, () -> cluster.getClusterNodes().values().forEach(ConnectionPool::clear),
+                        slots::renewSlotCache);
+            }
+            default -> throw new IllegalStateException("unknown mode " + mode);
+        }
     }
 
     /** The connection settings: a data node's (with credentials and database), or a sentinel's (without). */

@@ -24,10 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -67,8 +63,6 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         return RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(server.url(), null, null)
                 .connectTimeout(TIMEOUT).readTimeout(TIMEOUT));
     }
-
-
 
     private static long pttl(String key) {
         try (Jedis jedis = server.client()) {
@@ -252,9 +246,9 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         boolean[] renewed;
         long socketReads;
         try (Jedis stats = server.client()) {
-            long before = socketReads(stats);
+            long before = RedisServer.socketReads(stats);
             renewed = store.renew(leases);
-            socketReads = socketReads(stats) - before - 1; // less this INFO's own read
+            socketReads = RedisServer.socketReads(stats) - before - 1; // less this INFO's own read
         }
         assertArrayEquals(allTrue(50), renewed);
         assertTrue(socketReads <= 2, "Redis read the 50 renewals in " + socketReads + " socket reads");
@@ -289,16 +283,6 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         boolean[] values = new boolean[count];
         Arrays.fill(values, true);
         return values;
-    }
-
-    /** How many times Redis has read from a client socket ({@code INFO stats}): one per round trip, at least. */
-    private static long socketReads(Jedis stats) {
-        for (String line : stats.info("stats").split("\r\n")) {
-            if (line.startsWith("total_reads_processed:")) {
-                return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-            }
-        }
-        throw new AssertionError("no total_reads_processed in INFO stats");
     }
 
     @Test
@@ -377,30 +361,6 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
                 jedis.flushAll();
                 jedis.save(); // leaves an empty dump, not 200 MB, in the server's temporary directory
             }
-        }
-    }
-
-    /** Makes the pool open {@code count} connections and keep them idle. */
-    private void fillPoolWithConnections(int count) throws Exception {
-        CyclicBarrier barrier = new CyclicBarrier(count);
-        ExecutorService executor = Executors.newFixedThreadPool(count);
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                int n = i;
-                futures.add(executor.submit(() -> {
-                    barrier.await(10, TimeUnit.SECONDS);
-                    for (int j = 0; j < 20; j++) {
-                        store.acquire(key("fill-" + n + "-" + j), FINGERPRINT, "f", LONG_LOCK);
-                    }
-                    return null;
-                }));
-            }
-            for (Future<?> future : futures) {
-                future.get(30, TimeUnit.SECONDS);
-            }
-        } finally {
-            executor.shutdownNow();
         }
     }
 

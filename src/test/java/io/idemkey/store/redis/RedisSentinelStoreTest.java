@@ -47,6 +47,16 @@ class RedisSentinelStoreTest extends RedisStoreContract {
 
 
     @Test
+    void afterTheMasterRestartsWithoutAFailoverTheNextCallSucceedsOnTheSameStore() throws Exception {
+        fillPoolWithConnections(8); // all of them broken by the restart
+        sentinels.master().restart(); // back on its port long before the sentinels would fail it over
+
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("after-restart"), FINGERPRINT, "owner-1", LONG_LOCK));
+        assertTrue(store.complete(key("after-restart"), "owner-1", RESPONSE, DAY));
+        assertTrue(store.isAvailable());
+    }
+
+    @Test
     void whenTheMasterDiesTheStoreFollowsThePromotedReplicaAndMeanwhileCallsFailAsAnOutageInTime() throws Exception {
         assertTrue(store.isAvailable(), "the readiness check's PING");
         List<String> completed = new ArrayList<>();

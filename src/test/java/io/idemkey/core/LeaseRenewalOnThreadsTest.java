@@ -1,0 +1,95 @@
+package io.idemkey.core;
+
+import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.Lease;
+import io.idemkey.store.memory.InMemoryIdempotencyStore;
+import io.idemkey.testing.FlakyStore;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Lease renewal on real threads and the real clock, against a store whose every renewal call is
+ * slow: the due leases are renewed by several calls at once, never more than the bound.
+ */
+class LeaseRenewalOnThreadsTest {
+
+    private static final Duration LOCK_TTL = Duration.ofSeconds(3); // renewed every second
+    private static final Duration CALL_TIME = Duration.ofMillis(300);
+    private static final IdempotencyPolicy POLICY =
+            new IdempotencyPolicy(Duration.ofHours(1), LOCK_TTL, true, Set.of(), false, Duration.ZERO);
+    private static final byte[] FINGERPRINT = new Fingerprint().of("POST", "/orders", List.of(), true,
+            "{}".getBytes(StandardCharsets.UTF_8), Set.of());
+
+    @Test
+    void dueLeasesAreRenewedByBoundedConcurrentCallsSoASlowStoreLosesNone() throws Exception {
+        int leases = 12 * IdempotencyEngine.RENEWAL_BATCH; // one call after another: 12 x 300 ms, past the 2 s left
+        SlowRenewals store = new SlowRenewals(new InMemoryIdempotencyStore());
+        IdempotencyMetrics metrics = new IdempotencyMetrics();
+        ScheduledExecutorService threads = Executors.newScheduledThreadPool(IdempotencyEngine.RENEWAL_CALLS + 2);
+        ExecutorScheduler scheduler = new ExecutorScheduler(threads);
+        try {
+            IdempotencyEngine engine = IdempotencyEngine.builder(store, scheduler).metrics(metrics).build();
+            List<Execution> executions = new ArrayList<>();
+            for (int i = 0; i < leases; i++) {
+                Execution execution = assertInstanceOf(Decision.Proceed.class,
+                        engine.begin("lease-" + i, "k" + i, FINGERPRINT, POLICY, "POST /orders")).execution();
+                execution.markStarted();
+                execution.workBegins();
+                executions.add(execution);
+            }
+
+            await().atMost(Duration.ofSeconds(20)).until(() -> store.renewed.get() >= 3L * leases // three rounds
+                    || metrics.get(IdempotencyMetrics.Event.LOST_LEASE) > 0);
+
+            assertEquals(0, metrics.get(IdempotencyMetrics.Event.LOST_LEASE), "leases lost while renewals queued");
+            assertTrue(executions.stream().allMatch(Execution::isRunning), "every lease still held");
+            assertTrue(store.mostAtOnce.get() > 1, "calls overlapped: " + store.mostAtOnce.get());
+            assertTrue(store.mostAtOnce.get() <= IdempotencyEngine.RENEWAL_CALLS,
+                    "at most " + IdempotencyEngine.RENEWAL_CALLS + " calls at once: " + store.mostAtOnce.get());
+        } finally {
+            scheduler.cancelAll();
+            threads.shutdownNow();
+        }
+    }
+
+    /** Every renewal call takes {@link #CALL_TIME}; counts the calls in flight. */
+    private static final class SlowRenewals extends FlakyStore {
+        final AtomicInteger inFlight = new AtomicInteger();
+        final AtomicInteger mostAtOnce = new AtomicInteger();
+        final AtomicInteger renewed = new AtomicInteger();
+
+        SlowRenewals(IdempotencyStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public boolean[] renew(List<Lease> leases) {
+            int now = inFlight.incrementAndGet();
+            mostAtOnce.accumulateAndGet(now, Math::max);
+            try {
+                Thread.sleep(CALL_TIME.toMillis());
+                boolean[] extended = super.renew(leases);
+                renewed.addAndGet(leases.size());
+                return extended;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            } finally {
+                inFlight.decrementAndGet();
+            }
+        }
+    }
+}
