@@ -22,7 +22,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * The SHA-256 fingerprint of a request: its method, path, query parameters (sorted) and entity. It
@@ -83,12 +82,10 @@ public final class Fingerprint {
             field(digest, parameter.getKey());
             field(digest, parameter.getValue());
         }
-        Object canonical = jsonEntity ? parseOrNull(entity, excludeFields) : null;
+        Bytes canonical = jsonEntity ? canonicalOrNull(entity, excludeFields) : null;
         if (canonical != null) {
             digest.update((byte) 'J');
-            Bytes tree = new Bytes(Math.max(64, entity.length));
-            encode(canonical, tree);
-            digest.update(tree.array, 0, tree.size);
+            digest.update(canonical.array, 0, canonical.size);
         } else {
             digest.update((byte) 'R');
             digest.update(entity);
@@ -98,53 +95,172 @@ public final class Fingerprint {
 
     /** The canonical form of a JSON document as text; for tests and diagnostics. */
     public String canonicalJson(byte[] json, Set<String> excludeFields) {
-        Object canonical = parseOrNull(json, excludeFields);
+        Bytes canonical = canonicalOrNull(json, excludeFields);
         if (canonical == null) {
             return null;
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (JsonGenerator generator = generators.createGenerator(out, StandardCharsets.UTF_8)) {
-            write(generator, canonical);
+            new CanonicalReader(canonical).writeValue(generator);
         }
         return out.toString(StandardCharsets.UTF_8);
     }
 
     /**
-     * The canonical tree as the bytes that are hashed: a tagged, length-prefixed encoding (objects
-     * with their members sorted), so two trees hash the same exactly when they are equal. Cheaper
-     * than writing JSON text, which only a human needs ({@link #canonicalJson}).
+     * The document's canonical form as the bytes that are hashed, written as it is parsed: a tagged,
+     * length-prefixed encoding, objects with their members sorted by name, so two documents encode
+     * the same exactly when their canonical trees are equal; null if it is not usable JSON. No tree
+     * is built: an object's members are encoded as they come, and moved into name order once the
+     * object ends (not at all when they came in order).
      */
-    @SuppressWarnings("unchecked")
-    private static void encode(Object value, Bytes out) {
-        if (value instanceof Map<?, ?> map) {
-            out.write('{');
-            length(out, map.size());
-            for (Map.Entry<String, Object> member : ((Map<String, Object>) map).entrySet()) {
-                text(out, member.getKey());
-                encode(member.getValue(), out);
+    private Bytes canonicalOrNull(byte[] json, Set<String> excludeFields) {
+        if (json.length == 0) {
+            return null;
+        }
+        CharBuffer text = strictUtf8(json);
+        if (text == null) {
+            return null;
+        }
+        Bytes out = new Bytes(64 + json.length + json.length / 2);
+        try (JsonParser parser = parsers.createParser(new CharArrayReader(text.array(), text.arrayOffset(), text.limit()))) {
+            encode(parser, parser.next(), 0, excludeFields, out);
+            return parser.hasNext() ? null : out;
+        } catch (RuntimeException e) {
+            // NotCanonicalizable, any JsonException, a number beyond BigDecimal: hash the raw bytes
+            return null;
+        }
+    }
+
+    private static void encode(JsonParser parser, JsonParser.Event event, int depth, Set<String> excludeFields, Bytes out) {
+        switch (event) {
+            case START_OBJECT -> encodeObject(parser, depth, excludeFields, out);
+            case START_ARRAY -> {
+                checkDepth(depth);
+                out.write('[');
+                int countAt = out.reserveLength();
+                int count = 0;
+                for (JsonParser.Event next = parser.next(); next != JsonParser.Event.END_ARRAY; next = parser.next()) {
+                    encode(parser, next, depth + 1, excludeFields, out);
+                    count++;
+                }
+                out.setLength(countAt, count);
             }
-        } else if (value instanceof List<?> list) {
-            out.write('[');
-            length(out, list.size());
-            for (Object element : list) {
-                encode(element, out);
+            case VALUE_STRING -> {
+                out.write('"');
+                text(out, checked(parser.getString()));
             }
-        } else if (value instanceof String string) {
-            out.write('"');
-            text(out, string);
-        } else if (value instanceof Long number) {
+            case VALUE_NUMBER -> number(parser, out);
+            case VALUE_TRUE -> out.write('t');
+            case VALUE_FALSE -> out.write('f');
+            case VALUE_NULL -> out.write('n');
+            default -> throw new NotCanonicalizable();
+        }
+    }
+
+    /**
+     * {@code '{'}, the member count, then each member's name and value in name order ({@link String#compareTo}).
+     * Excluded members are read to their end (a truncated one must fail, not hang) and dropped.
+     */
+    private static void encodeObject(JsonParser parser, int depth, Set<String> excludeFields, Bytes out) {
+        checkDepth(depth);
+        out.write('{');
+        int countAt = out.reserveLength();
+        Members members = new Members();
+        for (JsonParser.Event next = parser.next(); next != JsonParser.Event.END_OBJECT; next = parser.next()) {
+            String name = checked(parser.getString());
+            int start = out.size;
+            boolean kept = !excluded(name, excludeFields);
+            if (kept) {
+                text(out, name);
+            }
+            encode(parser, parser.next(), depth + 1, excludeFields, out);
+            if (kept) {
+                members.add(name, start);
+            } else {
+                out.size = start;
+            }
+        }
+        members.putInNameOrder(out);
+        out.setLength(countAt, members.count);
+    }
+
+    /** The kept members of one object as they were encoded: names and where each starts in the output. */
+    private static final class Members {
+        private String[] names = new String[8];
+        private int[] starts = new int[8];
+        private int count;
+        private boolean inOrder = true;
+
+        void add(String name, int start) {
+            if (count == names.length) {
+                names = Arrays.copyOf(names, count * 2);
+                starts = Arrays.copyOf(starts, count * 2);
+            }
+            if (count > 0) {
+                int order = names[count - 1].compareTo(name);
+                if (order == 0) {
+                    throw new NotCanonicalizable(); // a repeated member: keep the raw bytes
+                }
+                inOrder &= order < 0;
+            }
+            names[count] = name;
+            starts[count] = start;
+            count++;
+        }
+
+        /** Moves the members' bytes (from the first member's start to the end of the output) into name order. */
+        void putInNameOrder(Bytes out) {
+            if (inOrder) {
+                return;
+            }
+            Integer[] order = new Integer[count];
+            for (int i = 0; i < count; i++) {
+                order[i] = i;
+            }
+            Arrays.sort(order, (a, b) -> names[a].compareTo(names[b]));
+            for (int i = 1; i < count; i++) {
+                if (names[order[i - 1]].equals(names[order[i]])) {
+                    throw new NotCanonicalizable(); // a repeated member, apart
+                }
+            }
+            int from = starts[0];
+            byte[] encoded = Arrays.copyOfRange(out.array, from, out.size);
+            int at = from;
+            for (int i = 0; i < count; i++) {
+                int member = order[i];
+                int start = starts[member] - from;
+                int end = (member + 1 < count ? starts[member + 1] : out.size) - from;
+                System.arraycopy(encoded, start, out.array, at, end - start);
+                at += end - start;
+            }
+        }
+    }
+
+    /**
+     * A number as its canonical value: an integer of up to 18 digits as a long ({@code 'i'}, 8 bytes),
+     * anything else as the text of the BigDecimal without trailing zeros ({@code 'd'}). Most numbers
+     * are written canonically already (a plain integer, or a decimal such as {@code 499.5}), and are
+     * taken as they are, without a BigDecimal.
+     */
+    private static void number(JsonParser parser, Bytes out) {
+        String lexeme = parser.getString();
+        if (isPlainInteger(lexeme)) {
             out.write('i');
-            long n = number;
-            for (int shift = 56; shift >= 0; shift -= 8) {
-                out.write((int) (n >>> shift));
-            }
-        } else if (value instanceof BigDecimal number) {
+            out.writeLong(Long.parseLong(lexeme));
+            return;
+        }
+        if (isPlainDecimal(lexeme)) {
+            out.write('d');
+            text(out, lexeme);
+            return;
+        }
+        BigDecimal number = parser.getBigDecimal().stripTrailingZeros();
+        if (number.scale() <= 0 && number.precision() - number.scale() <= 18) {
+            out.write('i');
+            out.writeLong(number.longValueExact());
+        } else {
             out.write('d');
             text(out, number.toString());
-        } else if (value instanceof Boolean bool) {
-            out.write(bool ? 't' : 'f');
-        } else {
-            out.write('n');
         }
     }
 
@@ -153,7 +269,7 @@ public final class Fingerprint {
             return;
         }
         byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
-        length(out, utf8.length);
+        out.writeInt(utf8.length);
         out.write(utf8);
     }
 
@@ -166,19 +282,48 @@ public final class Fingerprint {
             array = new byte[capacity];
         }
 
-        void write(int b) {
-            if (size == array.length) {
-                array = Arrays.copyOf(array, size * 2);
+        private void ensure(int more) {
+            if (size + more > array.length) {
+                array = Arrays.copyOf(array, Math.max(array.length * 2, size + more));
             }
+        }
+
+        void write(int b) {
+            ensure(1);
             array[size++] = (byte) b;
+        }
+
+        void writeInt(int value) {
+            ensure(4);
+            setLength(size, value);
+            size += 4;
+        }
+
+        void writeLong(long value) {
+            ensure(8);
+            for (int shift = 56; shift >= 0; shift -= 8) {
+                array[size++] = (byte) (value >>> shift);
+            }
+        }
+
+        /** Room for a length written later with {@link #setLength}; returns where it goes. */
+        int reserveLength() {
+            ensure(4);
+            size += 4;
+            return size - 4;
+        }
+
+        void setLength(int at, int length) {
+            array[at] = (byte) (length >>> 24);
+            array[at + 1] = (byte) (length >>> 16);
+            array[at + 2] = (byte) (length >>> 8);
+            array[at + 3] = (byte) length;
         }
 
         /** Length and bytes of an ASCII string without encoding it first; false (nothing written) if it is not ASCII. */
         boolean writeAscii(String value) {
             int length = value.length();
-            if (size + length + 4 > array.length) {
-                array = Arrays.copyOf(array, Math.max(size * 2, size + length + 4));
-            }
+            ensure(length + 4);
             int at = size + 4;
             for (int i = 0; i < length; i++) {
                 char c = value.charAt(i);
@@ -187,93 +332,72 @@ public final class Fingerprint {
                 }
                 array[at++] = (byte) c;
             }
-            array[size] = (byte) (length >>> 24);
-            array[size + 1] = (byte) (length >>> 16);
-            array[size + 2] = (byte) (length >>> 8);
-            array[size + 3] = (byte) length;
+            setLength(size, length);
             size = at;
             return true;
         }
 
         void write(byte[] bytes) {
-            if (size + bytes.length > array.length) {
-                array = Arrays.copyOf(array, Math.max(size * 2, size + bytes.length));
-            }
+            ensure(bytes.length);
             System.arraycopy(bytes, 0, array, size, bytes.length);
             size += bytes.length;
         }
     }
 
-    private static void length(Bytes out, int length) {
-        out.write(length >>> 24);
-        out.write(length >>> 16);
-        out.write(length >>> 8);
-        out.write(length);
-    }
+    /** Reads the canonical encoding back, to show it as JSON ({@link #canonicalJson}). */
+    private static final class CanonicalReader {
+        private final Bytes encoded;
+        private int at;
 
-    /** The document as a tree of sorted maps, lists and scalars; null if it is not usable JSON. */
-    private Object parseOrNull(byte[] json, Set<String> excludeFields) {
-        if (json.length == 0) {
-            return null;
+        CanonicalReader(Bytes encoded) {
+            this.encoded = encoded;
         }
-        CharBuffer text = strictUtf8(json);
-        if (text == null) {
-            return null;
-        }
-        try (JsonParser parser = parsers.createParser(new CharArrayReader(text.array(), text.arrayOffset(), text.limit()))) {
-            Object root = read(parser, parser.next(), 0, excludeFields);
-            return parser.hasNext() ? null : root;
-        } catch (RuntimeException e) {
-            // NotCanonicalizable, any JsonException, a number beyond BigDecimal: hash the raw bytes
-            return null;
-        }
-    }
 
-    private Object read(JsonParser parser, JsonParser.Event event, int depth, Set<String> excludeFields) {
-        switch (event) {
-            case START_OBJECT -> {
-                checkDepth(depth);
-                TreeMap<String, Object> members = new TreeMap<>();
-                for (JsonParser.Event next = parser.next(); next != JsonParser.Event.END_OBJECT; next = parser.next()) {
-                    String name = checked(parser.getString());
-                    // An excluded value is still read (not skipped): a truncated one must fail, not hang.
-                    Object value = read(parser, parser.next(), depth + 1, excludeFields);
-                    if (!excluded(name, excludeFields) && members.put(name, value) != null) {
-                        throw new NotCanonicalizable(); // a repeated member: keep the raw bytes
+        void writeValue(JsonGenerator generator) {
+            switch (encoded.array[at++]) {
+                case '{' -> {
+                    generator.writeStartObject();
+                    for (int count = readInt(); count > 0; count--) {
+                        generator.writeKey(readText());
+                        writeValue(generator);
                     }
+                    generator.writeEnd();
                 }
-                return members;
-            }
-            case START_ARRAY -> {
-                checkDepth(depth);
-                List<Object> elements = new ArrayList<>();
-                for (JsonParser.Event next = parser.next(); next != JsonParser.Event.END_ARRAY; next = parser.next()) {
-                    elements.add(read(parser, next, depth + 1, excludeFields));
+                case '[' -> {
+                    generator.writeStartArray();
+                    for (int count = readInt(); count > 0; count--) {
+                        writeValue(generator);
+                    }
+                    generator.writeEnd();
                 }
-                return elements;
-            }
-            case VALUE_STRING -> {
-                return checked(parser.getString());
-            }
-            case VALUE_NUMBER -> {
-                // most numbers are plain integers: canonical already, and a long is cheaper than a BigDecimal
-                String lexeme = parser.getString();
-                if (isPlainInteger(lexeme)) {
-                    return Long.parseLong(lexeme);
+                case '"' -> generator.write(readText());
+                case 'i' -> {
+                    long value = 0;
+                    for (int i = 0; i < 8; i++) {
+                        value = value << 8 | (encoded.array[at++] & 0xff);
+                    }
+                    generator.write(value);
                 }
-                BigDecimal number = parser.getBigDecimal().stripTrailingZeros();
-                return number.scale() <= 0 && number.precision() - number.scale() <= 18 ? (Object) number.longValueExact() : number;
+                case 'd' -> generator.write(new BigDecimal(readText()));
+                case 't' -> generator.write(true);
+                case 'f' -> generator.write(false);
+                default -> generator.writeNull();
             }
-            case VALUE_TRUE -> {
-                return Boolean.TRUE;
+        }
+
+        private int readInt() {
+            int value = 0;
+            for (int i = 0; i < 4; i++) {
+                value = value << 8 | (encoded.array[at++] & 0xff);
             }
-            case VALUE_FALSE -> {
-                return Boolean.FALSE;
-            }
-            case VALUE_NULL -> {
-                return JsonNull.INSTANCE;
-            }
-            default -> throw new NotCanonicalizable();
+            return value;
+        }
+
+        private String readText() {
+            int length = readInt();
+            String text = new String(encoded.array, at, length, StandardCharsets.UTF_8);
+            at += length;
+            return text;
         }
     }
 
@@ -315,6 +439,35 @@ public final class Fingerprint {
     }
 
     /**
+     * A decimal written the way {@code BigDecimal.stripTrailingZeros().toString()} writes it, so that
+     * it is canonical as it is: digits, a point, digits ending in a non-zero one, no exponent, and,
+     * below 1, at most five zeros after the point (from six on, BigDecimal writes {@code 1E-7}).
+     */
+    static boolean isPlainDecimal(String number) {
+        int length = number.length();
+        int start = number.startsWith("-") ? 1 : 0;
+        int point = number.indexOf('.');
+        if (point <= start || point == length - 1 || number.charAt(length - 1) == '0'
+                || (number.charAt(start) == '0' && point != start + 1)) {
+            return false;
+        }
+        for (int i = start; i < length; i++) {
+            char c = number.charAt(i);
+            if ((c < '0' || c > '9') && i != point) {
+                return false;
+            }
+        }
+        if (number.charAt(start) == '0') { // 0.000123: BigDecimal's plain form up to five zeros after the point
+            int zeros = 0;
+            while (number.charAt(point + 1 + zeros) == '0') {
+                zeros++;
+            }
+            return zeros <= 5;
+        }
+        return true;
+    }
+
+    /**
      * A string with an unpaired surrogate (an escape such as {@code \ud800}) has no UTF-8 form: the
      * generator would write {@code ?}, and two different bodies would read the same.
      */
@@ -333,34 +486,6 @@ public final class Fingerprint {
     private static void checkDepth(int depth) {
         if (depth >= MAX_JSON_DEPTH) {
             throw new NotCanonicalizable();
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static void write(JsonGenerator generator, Object value) {
-        if (value instanceof Map<?, ?> map) {
-            generator.writeStartObject();
-            for (Map.Entry<String, Object> member : ((Map<String, Object>) map).entrySet()) {
-                generator.writeKey(member.getKey());
-                write(generator, member.getValue());
-            }
-            generator.writeEnd();
-        } else if (value instanceof List<?> list) {
-            generator.writeStartArray();
-            for (Object element : list) {
-                write(generator, element);
-            }
-            generator.writeEnd();
-        } else if (value instanceof String string) {
-            generator.write(string);
-        } else if (value instanceof Long number) {
-            generator.write(number.longValue());
-        } else if (value instanceof BigDecimal number) {
-            generator.write(number);
-        } else if (value instanceof Boolean bool) {
-            generator.write(bool);
-        } else {
-            generator.writeNull();
         }
     }
 
@@ -393,8 +518,6 @@ public final class Fingerprint {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
         }
     }
-
-    private enum JsonNull { INSTANCE }
 
     /** The entity is valid JSON but has no single canonical form here (repeated member, too deep). */
     private static final class NotCanonicalizable extends RuntimeException {

@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class FingerprintTest {
 
@@ -179,6 +180,26 @@ class FingerprintTest {
         assertEquals(json("{\"a\":10}"), json("{\"a\":1e1}"));
         assertEquals(json("{\"a\":[0.5]}"), json("{\"a\":[5.000E-1]}"));
         assertNotEquals(json("{\"a\":10}"), json("{\"a\":10.01}"));
+    }
+
+    /** Decimals taken as written must be exactly what BigDecimal would have made of them. */
+    @Test
+    void decimalsTakenAsWrittenAreExactlyBigDecimalsCanonicalForm() {
+        java.util.Random random = new java.util.Random(42);
+        int plain = 0;
+        for (int i = 0; i < 200_000; i++) {
+            String integer = random.nextInt(3) == 0 ? "0" : Integer.toString(random.nextInt(1_000_000));
+            String fraction = "0".repeat(random.nextInt(9)) + random.nextInt(10_000) + (random.nextInt(4) == 0 ? "0" : "");
+            String lexeme = (random.nextBoolean() ? "-" : "") + integer + "." + fraction;
+            if (Fingerprint.isPlainDecimal(lexeme)) {
+                plain++;
+                assertEquals(new java.math.BigDecimal(lexeme).stripTrailingZeros().toString(), lexeme);
+            }
+        }
+        assertTrue(plain > 50_000, "most of them: " + plain);
+        for (String notPlain : List.of("1.50", "0.0000001", "1e3", "1.5E2", "10.0", "-0.0", "0.", ".5", "01.5", "1.-5", "--1.5")) {
+            assertEquals(false, Fingerprint.isPlainDecimal(notPlain), notPlain);
+        }
     }
 
     @Test
