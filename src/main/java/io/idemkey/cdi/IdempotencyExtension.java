@@ -234,7 +234,8 @@ public class IdempotencyExtension implements Extension {
             for (Method method : api.getMethods()) {
                 if (method.isAnnotationPresent(IdempotencyKey.class) || api.isAnnotationPresent(IdempotencyKey.class)) {
                     try {
-                        RetryPolicy.from(config, api, method);
+                        // under the name the retries read it by: the interface that declares the method
+                        RetryPolicy.from(config, method.getDeclaringClass(), method);
                     } catch (ConfigurationException e) {
                         validation.addDeploymentProblem(e);
                     }

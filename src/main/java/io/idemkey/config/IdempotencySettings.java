@@ -154,7 +154,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
             replayHeaders.add(name);
         }
         return new IdempotencySettings(store, redis, jdbc,
-                config.get(KEY_PREFIX).orElse("idempotency:"),
+                keyPrefix(config.get(KEY_PREFIX).orElse("idempotency:")),
                 header, replayedHeader,
                 integer(config, MAX_KEY_LENGTH, 255, 1, 1024),
                 failOpen, methods,
@@ -167,6 +167,20 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
                 integer(config, MEMORY_MAX_RECORDS, 100_000, 1, 100_000_000),
                 integer(config, REPLAY_CACHE_BYTES, 16 << 20, 0, Integer.MAX_VALUE),
                 config.get(RATE_LIMIT_PER_KEY).map(IdempotencySettings::rateLimit).orElse(null));
+    }
+
+    private static final Pattern HASH_TAGGED = Pattern.compile("[^{}]*\\{[^{}]+}[^{}]*");
+
+    /**
+     * The key prefix; braces only as one Redis Cluster hash tag ({@code {orders}idempotency:}): a
+     * record's request counter must land in the record's slot, and a stray brace would move it.
+     */
+    static String keyPrefix(String prefix) {
+        if ((prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) && !HASH_TAGGED.matcher(prefix).matches()) {
+            throw new ConfigurationException(KEY_PREFIX, "may hold braces only as one Redis hash tag with something"
+                    + " between them, such as {orders}idempotency:, not '" + prefix + "'");
+        }
+        return prefix;
     }
 
     /** The per-key rate limit, if one is configured. */

@@ -60,6 +60,15 @@ class IdempotencySettingsTest {
     }
 
     @Test
+    void aKeyPrefixHoldsBracesOnlyAsOneRedisHashTagSoThatACountersSlotIsItsRecords() {
+        assertEquals("{orders}idempotency:", settings("idempotency.key-prefix", "{orders}idempotency:").keyPrefix());
+        assertEquals("shop:{eu}:", settings("idempotency.key-prefix", "shop:{eu}:").keyPrefix());
+        for (String bad : new String[]{"{orders", "orders}", "{}idem:", "{a}{b}:", "x}{y"}) {
+            assertTrue(refused("idempotency.key-prefix", "idempotency.key-prefix", bad).contains(bad), bad);
+        }
+    }
+
+    @Test
     void rateLimitPerKeyIsOffByDefaultAndReadsRequestsPerWindow() {
         assertTrue(settings().rateLimit().isEmpty());
         assertEquals(new RateLimit(20, Duration.ofMinutes(1)),
