@@ -3,14 +3,16 @@ package io.idemkey.cdi;
 import io.idemkey.IdempotencyContext;
 import io.idemkey.core.Execution;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
+import jakarta.enterprise.context.Destroyed;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.enterprise.event.Observes;
 
 import java.util.Optional;
 
 /**
  * Hands a guarded request from Idemkey's JAX-RS request filter to the CDI interceptor on the
- * resource method, and is the {@link IdempotencyContext} the method sees while it runs. The end of
- * the request is watched by {@link GuardedRequestEnd}, in the request's own context.
+ * resource method, is the {@link IdempotencyContext} the method sees while it runs, and watches
+ * the end of the request ({@link #requestEnded}).
  *
  * <p>It needs nothing but JAX-RS and CDI (no servlet API): both runtimes invoke the resource method
  * on the thread that ran the request filters, so the hand-over is a thread-local that the
@@ -27,14 +29,32 @@ public class CurrentRequest implements IdempotencyContext {
     private final ThreadLocal<GuardedRequest> awaitingMethod = new ThreadLocal<>();
     /** The guarded request whose method runs on this thread right now. */
     private final ThreadLocal<GuardedRequest> running = new ThreadLocal<>();
-
-    @Inject
-    GuardedRequestEnd requestEnd;
+    /** The guarded request of the HTTP request on this thread, until that request ends. */
+    private final ThreadLocal<GuardedRequest> ofThisRequest = new ThreadLocal<>();
 
     /** The request filter let this guarded request through: its method is about to run on this thread. */
     public void awaitMethod(GuardedRequest guarded) {
         awaitingMethod.set(guarded);
-        requestEnd.hold(guarded);
+        ofThisRequest.set(guarded);
+    }
+
+    /**
+     * The last line of defence for one guarded request: its CDI request context ends (every server
+     * ends it with the HTTP request, on the request's thread, servlet API or not). If a synchronous
+     * request ends while its execution still holds the key (no response filter ran, say), the key
+     * is released now, so that a retry is not refused with 409 until the lease runs out. (An
+     * observer rather than a request-scoped bean: creating a bean for every guarded request cost
+     * more than the rest of the request filter.)
+     */
+    void requestEnded(@Observes @Destroyed(RequestScoped.class) Object request) {
+        GuardedRequest guarded = ofThisRequest.get();
+        if (guarded == null) {
+            return;
+        }
+        ofThisRequest.remove();
+        if (!guarded.asynchronous() && guarded.execution().isRunning()) {
+            guarded.execution().release("the request ended without a recordable response");
+        }
     }
 
     /** No guarded method is about to run on this thread (the request passes unguarded, or ended). */

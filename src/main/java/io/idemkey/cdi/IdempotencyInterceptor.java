@@ -1,6 +1,7 @@
 package io.idemkey.cdi;
 
 import io.idemkey.IdempotencyKey;
+import io.idemkey.client.RestClientRetries;
 import io.idemkey.core.Execution;
 import io.idemkey.core.StoredResponse;
 import io.idemkey.jaxrs.Problems;
@@ -34,6 +35,9 @@ import java.util.concurrent.CompletionStage;
  * handles, no response filter will run, so the key is released here before the error reaches the
  * client. Asynchronous methods ({@link CompletionStage} results, {@link AsyncResponse} parameters)
  * get the same treatment when they complete.
+ *
+ * <p>The same annotation on a shared interface makes MicroProfile Rest Client calls of its methods
+ * retry safely: calls on a client proxy go to {@link RestClientRetries}.
  */
 @IdempotencyKey
 @Interceptor
@@ -50,6 +54,9 @@ public class IdempotencyInterceptor {
 
     @AroundInvoke
     public Object guardMethod(InvocationContext invocation) throws Exception {
+        if (RestClientRetries.clientCall(invocation.getMethod(), invocation.getTarget())) {
+            return RestClientRetries.retrySafely(invocation); // a shared interface's method, called on a Rest Client
+        }
         GuardedRequest guarded = currentRequest.awaiting();
         if (guarded == null || guarded.execution().started() || !guarded.execution().isRunning()
                 || !isResourceMethod(invocation.getMethod(), guarded)) {

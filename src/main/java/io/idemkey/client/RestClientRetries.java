@@ -1,10 +1,6 @@
 package io.idemkey.client;
 
 import io.idemkey.config.ConfigLookup;
-import io.idemkey.IdempotencyKey;
-import jakarta.annotation.Priority;
-import jakarta.interceptor.AroundInvoke;
-import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.ProcessingException;
@@ -26,32 +22,31 @@ import java.util.concurrent.ConcurrentHashMap;
  * Makes a MicroProfile Rest Client method carrying {@code @IdempotencyKey} (the same annotation that
  * guards the server's method, on a shared interface) retry safely: one key per call, kept across
  * its attempts, retried as {@link RetryPolicy} says ({@code <interface>/<method>/idempotency.client.*}
- * overrides). MicroProfile Rest Client invokes the CDI interceptors bound to interface methods.
+ * overrides). MicroProfile Rest Client invokes the CDI interceptors bound to interface methods:
+ * Idemkey's interceptor for {@code @IdempotencyKey} hands the calls on a client proxy to
+ * {@link #retrySafely} (one interceptor for both sides: a resource class pays for one interceptor
+ * instance per resource instance, not two).
  *
  * <p>The caller sees what the Rest Client would show it: the method's result (a {@link Response}
  * carries {@code Idempotent-Replayed}), or the exception of a final {@code 4xx}; and
  * {@link KeyReusedException} or {@link RetriesExhaustedException} as the retrying client's own
  * ends. A method taking a {@code @HeaderParam("Idempotency-Key")} parameter supplies its own key.
  *
- * <p>Runs innermost ({@code PLATFORM_AFTER + 1000}), so that each attempt is the HTTP call itself.
- * On a resource class implementing the shared interface (the server's side) it steps aside: only
- * calls on a client proxy are retried.
+ * <p>It runs where Idemkey's interceptor runs ({@code PLATFORM_AFTER + 900}: after MicroProfile
+ * Fault Tolerance's and bean validation's), so that each attempt is the HTTP call itself.
  */
-@IdempotencyKey
-@Interceptor
-@Priority(Interceptor.Priority.PLATFORM_AFTER + 1000)
-public class RestClientRetries {
+public final class RestClientRetries {
 
     /** Each guarded method's loop, with the method's policy read once. */
     private static final Map<Method, RetryLoop> LOOPS = new ConcurrentHashMap<>();
     private static final String KEY_DATA = RestClientRetries.class.getName() + ".key";
 
-    @AroundInvoke
-    public Object retrySafely(InvocationContext invocation) throws Exception {
+    private RestClientRetries() {
+    }
+
+    /** The call on a client proxy ({@link #clientCall}), retried safely. */
+    public static Object retrySafely(InvocationContext invocation) throws Exception {
         Method method = invocation.getMethod();
-        if (!clientCall(method, invocation.getTarget())) {
-            return invocation.proceed();
-        }
         RetryLoop loop = LOOPS.computeIfAbsent(method, RestClientRetries::loopOf);
         // Kept in the invocation's data: an outer interceptor retrying the whole call (Fault Tolerance's
         // @Retry after RetriesExhaustedException) proceeds again with the same key.
@@ -109,7 +104,7 @@ public class RestClientRetries {
      * A call on a client proxy: an interface method invoked on something that is not an object of a
      * class implementing it (the server's resource is such an object).
      */
-    static boolean clientCall(Method method, Object target) {
+    public static boolean clientCall(Method method, Object target) {
         Class<?> api = method.getDeclaringClass();
         return api.isInterface() && (target == null || Proxy.isProxyClass(target.getClass()) || !api.isInstance(target));
     }

@@ -7,11 +7,12 @@ import jakarta.json.stream.JsonParser;
 import jakarta.json.stream.JsonParserFactory;
 
 import java.io.ByteArrayOutputStream;
-import java.io.CharArrayReader;
+import java.io.ByteArrayInputStream;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -114,125 +115,159 @@ public final class Fingerprint {
      * object ends (not at all when they came in order).
      */
     private Bytes canonicalOrNull(byte[] json, Set<String> excludeFields) {
-        if (json.length == 0) {
+        if (json.length == 0 || !strictUtf8(json)) {
             return null;
         }
-        CharBuffer text = strictUtf8(json);
-        if (text == null) {
-            return null;
-        }
-        Bytes out = new Bytes(64 + json.length + json.length / 2);
-        try (JsonParser parser = parsers.createParser(new CharArrayReader(text.array(), text.arrayOffset(), text.limit()))) {
-            encode(parser, parser.next(), 0, excludeFields, out);
-            return parser.hasNext() ? null : out;
+        Encoder encoder = new Encoder(json.length, excludeFields);
+        try (JsonParser parser = parsers.createParser(new ByteArrayInputStream(json), StandardCharsets.UTF_8)) {
+            encoder.value(parser, parser.next(), 0);
+            return parser.hasNext() ? null : encoder.out;
         } catch (RuntimeException e) {
             // NotCanonicalizable, any JsonException, a number beyond BigDecimal: hash the raw bytes
             return null;
         }
     }
 
-    private static void encode(JsonParser parser, JsonParser.Event event, int depth, Set<String> excludeFields, Bytes out) {
-        switch (event) {
-            case START_OBJECT -> encodeObject(parser, depth, excludeFields, out);
-            case START_ARRAY -> {
-                checkDepth(depth);
-                out.write('[');
-                int countAt = out.reserveLength();
-                int count = 0;
-                for (JsonParser.Event next = parser.next(); next != JsonParser.Event.END_ARRAY; next = parser.next()) {
-                    encode(parser, next, depth + 1, excludeFields, out);
-                    count++;
-                }
-                out.setLength(countAt, count);
-            }
-            case VALUE_STRING -> {
-                out.write('"');
-                text(out, checked(parser.getString()));
-            }
-            case VALUE_NUMBER -> number(parser, out);
-            case VALUE_TRUE -> out.write('t');
-            case VALUE_FALSE -> out.write('f');
-            case VALUE_NULL -> out.write('n');
-            default -> throw new NotCanonicalizable();
-        }
-    }
+    /** One document's encoding: the output, and the member lists and scratch space its objects reuse. */
+    private static final class Encoder {
+        private final Bytes out;
+        private final String[] excludeFields;
+        /** One list per nesting depth: an object's members are done with before its sibling's start. */
+        private final List<Members> membersByDepth = new ArrayList<>();
+        private byte[] scratch = new byte[256];
 
-    /**
-     * {@code '{'}, the member count, then each member's name and value in name order ({@link String#compareTo}).
-     * Excluded members are read to their end (a truncated one must fail, not hang) and dropped.
-     */
-    private static void encodeObject(JsonParser parser, int depth, Set<String> excludeFields, Bytes out) {
-        checkDepth(depth);
-        out.write('{');
-        int countAt = out.reserveLength();
-        Members members = new Members();
-        for (JsonParser.Event next = parser.next(); next != JsonParser.Event.END_OBJECT; next = parser.next()) {
-            String name = checked(parser.getString());
-            int start = out.size;
-            boolean kept = !excluded(name, excludeFields);
-            if (kept) {
-                text(out, name);
-            }
-            encode(parser, parser.next(), depth + 1, excludeFields, out);
-            if (kept) {
-                members.add(name, start);
-            } else {
-                out.size = start;
+        Encoder(int jsonLength, Set<String> excludeFields) {
+            this.out = new Bytes(64 + jsonLength);
+            this.excludeFields = excludeFields.toArray(String[]::new);
+        }
+
+        void value(JsonParser parser, JsonParser.Event event, int depth) {
+            switch (event) {
+                case START_OBJECT -> object(parser, depth);
+                case START_ARRAY -> {
+                    checkDepth(depth);
+                    out.write('[');
+                    int countAt = out.reserveLength();
+                    int count = 0;
+                    for (JsonParser.Event next = parser.next(); next != JsonParser.Event.END_ARRAY; next = parser.next()) {
+                        value(parser, next, depth + 1);
+                        count++;
+                    }
+                    out.setLength(countAt, count);
+                }
+                case VALUE_STRING -> {
+                    out.write('"');
+                    text(out, checked(parser.getString()));
+                }
+                case VALUE_NUMBER -> number(parser, out);
+                case VALUE_TRUE -> out.write('t');
+                case VALUE_FALSE -> out.write('f');
+                case VALUE_NULL -> out.write('n');
+                default -> throw new NotCanonicalizable();
             }
         }
-        members.putInNameOrder(out);
-        out.setLength(countAt, members.count);
+
+        /**
+         * {@code '{'}, the member count, then each member's name and value in name order
+         * ({@link String#compareTo}). Excluded members are read to their end (a truncated one must
+         * fail, not hang) and dropped.
+         */
+        private void object(JsonParser parser, int depth) {
+            checkDepth(depth);
+            out.write('{');
+            int countAt = out.reserveLength();
+            while (membersByDepth.size() <= depth) {
+                membersByDepth.add(new Members());
+            }
+            Members members = membersByDepth.get(depth);
+            members.clear();
+            for (JsonParser.Event next = parser.next(); next != JsonParser.Event.END_OBJECT; next = parser.next()) {
+                String name = checked(parser.getString());
+                int start = out.size;
+                boolean kept = !excluded(name, excludeFields);
+                if (kept) {
+                    text(out, name);
+                }
+                value(parser, parser.next(), depth + 1);
+                if (kept) {
+                    members.add(name, start);
+                } else {
+                    out.size = start;
+                }
+            }
+            int count = members.count;
+            if (!members.inOrder) {
+                putInNameOrder(members);
+            }
+            out.setLength(countAt, count);
+        }
+
+        /** Moves the members' bytes (from the first member's start to the end of the output) into name order. */
+        private void putInNameOrder(Members members) {
+            int[] order = members.sortedOrder();
+            int from = members.starts[0];
+            int length = out.size - from;
+            if (scratch.length < length) {
+                scratch = new byte[Math.max(length, scratch.length * 2)];
+            }
+            System.arraycopy(out.array, from, scratch, 0, length);
+            int at = from;
+            for (int member : order) {
+                int start = members.starts[member] - from;
+                int end = (member + 1 < members.count ? members.starts[member + 1] : out.size) - from;
+                System.arraycopy(scratch, start, out.array, at, end - start);
+                at += end - start;
+            }
+        }
     }
 
     /** The kept members of one object as they were encoded: names and where each starts in the output. */
     private static final class Members {
         private String[] names = new String[8];
         private int[] starts = new int[8];
+        private int[] order = new int[8];
         private int count;
-        private boolean inOrder = true;
+        private boolean inOrder;
+
+        void clear() {
+            count = 0;
+            inOrder = true;
+        }
 
         void add(String name, int start) {
             if (count == names.length) {
                 names = Arrays.copyOf(names, count * 2);
                 starts = Arrays.copyOf(starts, count * 2);
+                order = new int[count * 2];
             }
             if (count > 0) {
-                int order = names[count - 1].compareTo(name);
-                if (order == 0) {
+                int compared = names[count - 1].compareTo(name);
+                if (compared == 0) {
                     throw new NotCanonicalizable(); // a repeated member: keep the raw bytes
                 }
-                inOrder &= order < 0;
+                inOrder &= compared < 0;
             }
             names[count] = name;
             starts[count] = start;
             count++;
         }
 
-        /** Moves the members' bytes (from the first member's start to the end of the output) into name order. */
-        void putInNameOrder(Bytes out) {
-            if (inOrder) {
-                return;
-            }
-            Integer[] order = new Integer[count];
+        /** The members' indexes in name order (an insertion sort: objects have few members); a repeated name fails. */
+        int[] sortedOrder() {
+            int[] sorted = count <= order.length ? order : new int[count];
             for (int i = 0; i < count; i++) {
-                order[i] = i;
-            }
-            Arrays.sort(order, (a, b) -> names[a].compareTo(names[b]));
-            for (int i = 1; i < count; i++) {
-                if (names[order[i - 1]].equals(names[order[i]])) {
+                int member = i;
+                int j = i - 1;
+                while (j >= 0 && names[sorted[j]].compareTo(names[member]) > 0) {
+                    sorted[j + 1] = sorted[j];
+                    j--;
+                }
+                if (j >= 0 && names[sorted[j]].equals(names[member])) {
                     throw new NotCanonicalizable(); // a repeated member, apart
                 }
+                sorted[j + 1] = member;
             }
-            int from = starts[0];
-            byte[] encoded = Arrays.copyOfRange(out.array, from, out.size);
-            int at = from;
-            for (int i = 0; i < count; i++) {
-                int member = order[i];
-                int start = starts[member] - from;
-                int end = (member + 1 < count ? starts[member + 1] : out.size) - from;
-                System.arraycopy(encoded, start, out.array, at, end - start);
-                at += end - start;
-            }
+            return count == sorted.length ? sorted : Arrays.copyOf(sorted, count);
         }
     }
 
@@ -401,20 +436,31 @@ public final class Fingerprint {
         }
     }
 
-    /** Decoders replace malformed bytes silently; two different bodies must never read the same. */
-    private static CharBuffer strictUtf8(byte[] bytes) {
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes));
-        } catch (CharacterCodingException e) {
-            return null;
+    /**
+     * Whether the bytes are well-formed UTF-8: decoders replace malformed bytes silently, and two
+     * different bodies must never read the same. Decoded in slices into one small buffer, never
+     * into a copy of the whole body.
+     */
+    private static boolean strictUtf8(byte[] bytes) {
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CharBuffer out = CharBuffer.allocate(Math.min(bytes.length, 8192));
+        while (true) {
+            CoderResult result = decoder.decode(in, out, true);
+            if (result.isError()) {
+                return false;
+            }
+            if (result.isUnderflow()) {
+                return !decoder.flush(out.clear()).isError();
+            }
+            out.clear();
         }
     }
 
     /** Case-insensitive, without lower-casing every member name of every body. */
-    private static boolean excluded(String name, Set<String> excludeFields) {
+    private static boolean excluded(String name, String[] excludeFields) {
         for (String field : excludeFields) {
             if (field.length() == name.length() && field.equalsIgnoreCase(name)) {
                 return true;

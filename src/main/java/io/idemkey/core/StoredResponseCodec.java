@@ -8,7 +8,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.zip.DataFormatException;
 import java.util.zip.Deflater;
 import java.util.zip.Inflater;
@@ -43,6 +46,10 @@ public final class StoredResponseCodec {
     private static final List<String> KNOWN_NAMES = List.of(
             "Content-Type", "Location", "Content-Location", "ETag", "Last-Modified", "Content-Language");
 
+    /** Deflaters kept for reuse: at most as many as compress at once, up to a few per core. */
+    private static final Queue<Deflater> DEFLATERS =
+            new ArrayBlockingQueue<>(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
+
     private StoredResponseCodec() {
     }
 
@@ -52,8 +59,8 @@ public final class StoredResponseCodec {
             throw new IllegalArgumentException("more than " + MAX_HEADERS + " headers to record");
         }
         byte[] body = response.body();
-        byte[] deflated = body.length > COMPRESS_ABOVE ? deflate(body) : null;
-        boolean compressed = deflated != null && deflated.length < body.length;
+        byte[] deflated = body.length > COMPRESS_ABOVE ? deflateIfSmaller(body) : null;
+        boolean compressed = deflated != null;
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + body.length);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(VERSION);
@@ -118,19 +125,30 @@ public final class StoredResponseCodec {
         return new String(utf8, StandardCharsets.UTF_8);
     }
 
-    private static byte[] deflate(byte[] body) {
-        Deflater deflater = new Deflater(Deflater.DEFAULT_COMPRESSION, true);
+    /**
+     * The body deflated, if that makes it smaller; null otherwise. It deflates into a buffer one
+     * byte smaller than the body, and gives up when that is not enough. Deflaters are reused: each
+     * holds a few hundred KB of native memory that takes longer to set up than a small body to compress.
+     */
+    private static byte[] deflateIfSmaller(byte[] body) {
+        Deflater deflater = DEFLATERS.poll();
+        if (deflater == null) {
+            deflater = new Deflater(Deflater.DEFAULT_COMPRESSION, true);
+        }
         try {
             deflater.setInput(body);
             deflater.finish();
-            ByteArrayOutputStream out = new ByteArrayOutputStream(body.length / 4 + 64);
-            byte[] buffer = new byte[8192];
-            while (!deflater.finished()) {
-                out.write(buffer, 0, deflater.deflate(buffer));
+            byte[] out = new byte[body.length - 1];
+            int length = 0;
+            while (!deflater.finished() && length < out.length) {
+                length += deflater.deflate(out, length, out.length - length);
             }
-            return out.toByteArray();
+            return deflater.finished() ? Arrays.copyOf(out, length) : null;
         } finally {
-            deflater.end();
+            deflater.reset();
+            if (!DEFLATERS.offer(deflater)) {
+                deflater.end();
+            }
         }
     }
 

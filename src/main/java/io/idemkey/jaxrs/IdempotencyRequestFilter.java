@@ -169,17 +169,22 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
         return response.header(settings.replayedHeader(), "true").build();
     }
 
-    /** The entity, read once and handed on unchanged; null if it exceeds the limit. */
+    /**
+     * The entity, read once and handed on unchanged; null if it exceeds the limit. With a
+     * {@code Content-Length} (the container delivers no more than that), an array of that size;
+     * without one, read up to the limit.
+     */
     private byte[] bufferEntity(ContainerRequestContext request) throws IOException {
         int limit = settings.maxRequestBytes();
-        if (declaredLength(request) > limit) {
+        long declared = declaredLength(request);
+        if (declared > limit) {
             return null;
         }
         if (!request.hasEntity()) {
             return new byte[0];
         }
         InputStream in = request.getEntityStream();
-        byte[] entity = in.readNBytes(limit + 1);
+        byte[] entity = in.readNBytes(declared >= 0 ? (int) declared : limit + 1);
         if (entity.length > limit) {
             return null;
         }
@@ -227,6 +232,9 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
     }
 
     private static List<Map.Entry<String, String>> query(UriInfo uri) {
+        if (uri.getRequestUri().getRawQuery() == null) {
+            return List.of(); // most guarded requests: no map of parameters to build
+        }
         MultivaluedMap<String, String> parameters = uri.getQueryParameters(false);
         List<Map.Entry<String, String>> query = new ArrayList<>();
         parameters.forEach((name, values) -> values.forEach(value -> query.add(Map.entry(name, value))));
