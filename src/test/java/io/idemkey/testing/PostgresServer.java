@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -25,13 +26,15 @@ public final class PostgresServer implements AutoCloseable {
 
     private static final boolean ROOT = "root".equals(System.getProperty("user.name"));
 
+    private final Host host;
     private final int port;
     /** Whether commits reach the disk (fsync), as in production: for benchmarks. */
     private final boolean durable;
     private final Path directory;
     private final Path data;
 
-    private PostgresServer(int port, boolean durable) {
+    private PostgresServer(Host host, int port, boolean durable) {
+        this.host = host;
         this.port = port;
         this.durable = durable;
         try {
@@ -44,32 +47,53 @@ public final class PostgresServer implements AutoCloseable {
 
     /** Creates and starts a new cluster on a free port (under a second here). */
     public static PostgresServer start() {
-        return start(false);
+        return start(Host.LOOPBACK, false);
     }
 
     /** The same, with every commit flushed to disk (fsync on), as production runs: for benchmarks. */
     public static PostgresServer startDurable() {
-        return start(true);
+        return start(Host.LOOPBACK, true);
     }
 
-    private static PostgresServer start(boolean durable) {
-        PostgresServer server = new PostgresServer(FreePort.next(), durable);
+    /** A durable cluster on {@code host} (a network namespace of the benchmark's, say). */
+    public static PostgresServer startDurableOn(Host host) {
+        return start(host, true);
+    }
+
+    private static PostgresServer start(Host host, boolean durable) {
+        PostgresServer server = new PostgresServer(host, FreePort.next(), durable);
         if (ROOT) {
             server.run("chown", "postgres:postgres", server.directory.toString());
         }
         server.runAsPostgres("initdb", "-D", server.data.toString(), "-U", "postgres", "-A", "trust", "-E", "UTF8",
                 "--no-sync");
+        if (!host.equals(Host.LOOPBACK)) {
+            server.trustEveryAddress(); // clients reach a server on another host from an address of their own
+        }
         server.startProcess();
         Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
         return server;
+    }
+
+    private void trustEveryAddress() {
+        try {
+            Files.writeString(data.resolve("pg_hba.conf"), "host all all 0.0.0.0/0 trust\n", StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     public int port() {
         return port;
     }
 
+    /** The address it listens on. */
+    public String address() {
+        return host.address();
+    }
+
     public String jdbcUrl() {
-        return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+        return "jdbc:postgresql://" + host.address() + ":" + port + "/postgres";
     }
 
     /** A plain (unpooled) data source on the cluster; the password is ignored by trust authentication. */
@@ -128,23 +152,32 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     private void startProcess() {
-        runAsPostgres("pg_ctl", "-D", data.toString(), "-l", directory.resolve("postgres.log").toString(),
+        runAsPostgresOnHost("pg_ctl", "-D", data.toString(), "-l", directory.resolve("postgres.log").toString(),
                 // fsync off (unless durable): the operating system keeps what a stopped server wrote; a
                 // commit is never acknowledged before its WAL is written (a stop must not lose what a
                 // test saw committed). pg_stat_statements: tests count the statements a request costs.
-                "-o", "-p " + port + " -k " + directory + " -c listen_addresses=127.0.0.1"
+                "-o", "-p " + port + " -k " + directory + " -c listen_addresses=" + host.address()
                         + (durable ? "" : " -c fsync=off -c full_page_writes=off")
                         + " -c shared_preload_libraries=pg_stat_statements",
                 "-w", "start");
     }
 
     private void runAsPostgres(String... command) {
+        run(asPostgres(command).toArray(String[]::new));
+    }
+
+    /** The server itself runs on its host (pg_ctl starts it there); the other commands anywhere. */
+    private void runAsPostgresOnHost(String... command) {
+        run(host.command(asPostgres(command)).toArray(String[]::new));
+    }
+
+    private static List<String> asPostgres(String... command) {
         List<String> line = new ArrayList<>();
         if (ROOT) {
             line.addAll(List.of("runuser", "-u", "postgres", "--"));
         }
         line.addAll(List.of(command));
-        run(line.toArray(String[]::new));
+        return line;
     }
 
     private void run(String... command) {

@@ -4,6 +4,7 @@ import io.idemkey.it.Deployments;
 import io.idemkey.it.PostgresStatements;
 import io.idemkey.it.ServerProcess;
 import io.idemkey.it.app.CheckThenLockStore;
+import io.idemkey.testing.Host;
 import io.idemkey.testing.PostgresServer;
 import io.idemkey.testing.RedisCluster;
 import io.idemkey.testing.RedisMonitor;
@@ -15,6 +16,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import redis.clients.jedis.Jedis;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,29 +34,51 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * What idempotency costs, side by side, in one run (README, "Performance"): the no-op endpoint bare,
- * guarded with a unique key per request, replayed, and guarded by the seeds' check-then-lock
- * pattern; Redis round trips per request; Redis memory per record; fingerprint cost (JMH); errors
- * at 256 connections. Payara Micro and a private Redis on this machine, the JDK's HttpClient as the
- * load generator on loopback. Every figure is the median of {@code bench.repeats} runs.
+ * guarded with a unique key per request, replayed, in conflict, and guarded by the seeds'
+ * check-then-lock pattern; throughput and latency on loopback, and what each request costs the
+ * server and Redis (CPU time, allocations, Redis command time); the same behind a network hop of
+ * 0, 0.25 and 1 ms one way (Redis and PostgreSQL in a network namespace of the benchmark's, seed
+ * 003's SQL pattern beside Idemkey's JDBC store); Redis round trips per request; Redis memory per
+ * record; a Redis Cluster; the fingerprint (JMH); errors at 256 connections. Payara Micro, the
+ * JDK's HttpClient as the load generator. Every figure is the median of {@code bench.repeats} runs,
+ * with their spread.
  */
 public final class BenchmarkRun {
 
     private static final int REPEATS = Integer.getInteger("bench.repeats", 3);
-    private static final Duration WARM_UP = Duration.ofSeconds(Integer.getInteger("bench.warmup-seconds", 2));
-    private static final Duration MEASURED = Duration.ofSeconds(Integer.getInteger("bench.seconds", 8));
-    /** Which parts to run: {@code -Dbench.only=throughput,roundtrips,memory,errors,cluster,jdbc,fingerprint} (default all). */
+    private static final Duration WARM_UP = Duration.ofSeconds(1);
+    private static final Duration MEASURED = Duration.ofSeconds(Integer.getInteger("bench.seconds", 6));
+    /** The network rows: fewer, shorter runs (one connection: latency is the figure). */
+    private static final int NETWORK_REPEATS = Math.max(1, REPEATS - 1);
+    private static final Duration NETWORK_MEASURED = Duration.ofSeconds(3);
+    private static final List<Duration> ONE_WAY_DELAYS = List.of(Duration.ZERO, Duration.ofNanos(250_000), Duration.ofMillis(1));
+    /** Which parts to run: {@code -Dbench.only=throughput,roundtrips,memory,errors,network,cluster,jdbc,fingerprint}. */
     private static final String ONLY = System.getProperty("bench.only",
-            "throughput,roundtrips,memory,errors,cluster,jdbc,fingerprint");
+            "throughput,roundtrips,memory,errors,network,cluster,fingerprint");
+    /**
+     * Where to write CPU profiles of the server ({@code -Dbench.profile=<directory>}): after the loopback
+     * scenarios, each of the main ones runs alone for a while under async-profiler (one flame graph
+     * and one collapsed-stacks file each); nothing without it.
+     */
+    private static final String PROFILE = System.getProperty("bench.profile", "");
     private static final String BODY = "{\"amount\":1999,\"currency\":\"EUR\",\"clientTimestamp\":\"2026-11-22T10:15:30Z\"}";
+    /** The slow request a conflict meets holds its lease without a renewal (a script) while anything is measured. */
+    private static final String SLOW_LEASE = "io.idemkey.it.app.GuardedResource/slow/IdempotencyKey/lockTtlSeconds";
+    private static final long HOLD_MILLIS = 3_600_000;
 
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private final LoadGenerator load = new LoadGenerator(client);
     private final String run = UUID.randomUUID().toString().substring(0, 8);
     private final AtomicInteger keys = new AtomicInteger();
+    private final Map<String, List<LoadGenerator.Result>> results = new LinkedHashMap<>();
+    private final Map<String, String> table = new LinkedHashMap<>();
+    private final List<CompletableFuture<?>> holders = new ArrayList<>();
 
     private URI idemkey;
     private URI seeds;
@@ -66,123 +90,240 @@ public final class BenchmarkRun {
     }
 
     private void execute() throws Exception {
-        System.out.println("Idemkey benchmark: Payara Micro + a private redis-server, "
-                + Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version"));
-        Map<String, String> table = new LinkedHashMap<>();
+        long started = System.nanoTime();
+        System.out.println("Idemkey benchmark: " + machine());
         try (RedisServer redis = RedisServer.start()) {
             Path directory = Files.createTempDirectory("idemkey-bench");
             List<Path> wars = List.of(
-                    war(directory, "bench", Map.of("idempotency.redis.url", redis.url())),
+                    war(directory, "bench", Map.of("idempotency.redis.url", redis.url(), SLOW_LEASE, "3600")),
                     war(directory, "bench-seeds", Map.of("idempotency.redis.url", redis.url(), "idempotency.store", "custom")),
                     war(directory, "bench-uncached", Map.of("idempotency.redis.url", redis.url(),
-                            "idempotency.replay-cache-bytes", "0")));
+                            "idempotency.replay-cache-bytes", "0", SLOW_LEASE, "3600")));
             try (ServerProcess server = ServerProcess.startForTests(ServerProcess.Kind.PAYARA, wars)) {
                 idemkey = server.uri("bench");
                 seeds = server.uri("bench-seeds");
                 uncached = server.uri("bench-uncached");
-                warmUp();
+                warmUp(idemkey, seeds, uncached);
                 if (ONLY.contains("throughput")) {
-                    throughputAndLatency(table);
+                    try (Meters meters = new Meters(server.pid(), redis.pid(), redis.client())) {
+                        load.meter(meters);
+                        throughputLatencyAndCost();
+                    } finally {
+                        load.meter(null);
+                    }
+                    if (!PROFILE.isEmpty()) {
+                        profile(server.pid(), Path.of(PROFILE));
+                    }
                 }
                 if (ONLY.contains("roundtrips")) {
-                    roundTrips(redis, table);
+                    roundTrips(redis);
                 }
                 if (ONLY.contains("memory")) {
-                    memory(redis, table);
+                    memory(redis);
                 }
                 if (ONLY.contains("errors")) {
-                    errorsAt256(table);
+                    errorsAt256();
                 }
+                releaseHolders();
             }
         }
+        if (ONLY.contains("network")) {
+            network();
+        }
         if (ONLY.contains("cluster")) {
-            cluster(table);
+            cluster();
         }
         if (ONLY.contains("jdbc")) {
-            jdbc(table);
+            jdbc();
         }
         if (ONLY.contains("fingerprint")) {
-            fingerprints(table);
+            fingerprints();
         }
-        print(table);
+        print(Duration.ofNanos(System.nanoTime() - started));
     }
 
-    private void warmUp() throws Exception {
+    private void warmUp(URI... deployments) throws Exception {
         System.out.println("warming up (JIT, pools) ...");
-        for (URI base : List.of(idemkey, seeds, uncached)) {
+        for (URI base : deployments) {
             load.run(base.resolve("bench/bare"), BODY, 16, Duration.ZERO, Duration.ofSeconds(5), null);
             load.run(base.resolve("bench/guarded"), BODY, 16, Duration.ZERO, Duration.ofSeconds(5), this::uniqueKey);
         }
     }
 
-    private final Map<String, List<LoadGenerator.Result>> results = new LinkedHashMap<>();
+    /** One measured scenario: where, how many connections, which keys, which answers count as success. */
+    private record Scenario(String name, URI uri, int connections, Supplier<String> keys, int expectedStatus) {
 
-    private void throughputAndLatency(Map<String, String> table) throws Exception {
+        static Scenario of(String name, URI uri, int connections, Supplier<String> keys) {
+            return new Scenario(name, uri, connections, keys, 0);
+        }
+
+        static Scenario conflict(String name, URI uri, int connections, String key) {
+            return new Scenario(name, uri, connections, () -> key, 409);
+        }
+    }
+
+    /**
+     * The loopback scenarios, each run {@code REPEATS} times in a different order (drift hits all of
+     * them), after an uncounted pass: throughput and latency, and what each request cost the server
+     * and Redis.
+     */
+    private void throughputLatencyAndCost() throws Exception {
         Supplier<String> replayed = completedKeys(idemkey);
         Supplier<String> replayedFromRedis = completedKeys(uncached);
-        List<Runnable> scenarios = List.of(
-                () -> measure("bare, 32", idemkey.resolve("bench/bare"), 32, null),
-                () -> measure("idempotent, 32", idemkey.resolve("bench/guarded"), 32, this::uniqueKey),
-                () -> measure("replay, 32", idemkey.resolve("bench/guarded"), 32, replayed),
-                () -> measure("replay from Redis, 32", uncached.resolve("bench/guarded"), 32, replayedFromRedis),
-                () -> measure("check-then-lock, 32", seeds.resolve("bench/guarded"), 32, this::uniqueKey),
-                () -> measure("bare, 1", idemkey.resolve("bench/bare"), 1, null),
-                () -> measure("idempotent, 1", idemkey.resolve("bench/guarded"), 1, this::uniqueKey),
-                () -> measure("check-then-lock, 1", seeds.resolve("bench/guarded"), 1, this::uniqueKey));
-        System.out.println("a warm-up pass (not counted) ...");
-        scenarios.forEach(Runnable::run);
-        results.clear();
-        for (int repeat = 1; repeat <= REPEATS; repeat++) {
-            System.out.printf("run %d of %d ...%n", repeat, REPEATS);
-            for (int i = 0; i < scenarios.size(); i++) { // a different order each run: drift hits every scenario
-                scenarios.get((i + repeat - 1) % scenarios.size()).run();
-            }
-        }
+        String inProgress = holdInProgress(uncached);
+        List<Scenario> scenarios = List.of(
+                Scenario.of("bare, 32", idemkey.resolve("bench/bare"), 32, null),
+                Scenario.of("idempotent, 32", idemkey.resolve("bench/guarded"), 32, this::uniqueKey),
+                Scenario.of("replay, 32", idemkey.resolve("bench/guarded"), 32, replayed),
+                Scenario.of("replay from Redis, 32", uncached.resolve("bench/guarded"), 32, replayedFromRedis),
+                Scenario.conflict("conflict, 32", uncached.resolve("guarded/slow?millis=" + HOLD_MILLIS), 32, inProgress),
+                Scenario.of("check-then-lock, 32", seeds.resolve("bench/guarded"), 32, this::uniqueKey),
+                Scenario.of("bare, 1", idemkey.resolve("bench/bare"), 1, null),
+                Scenario.of("idempotent, 1", idemkey.resolve("bench/guarded"), 1, this::uniqueKey),
+                Scenario.of("check-then-lock, 1", seeds.resolve("bench/guarded"), 1, this::uniqueKey));
+        runRepeatedly("loopback", scenarios, REPEATS, Duration.ofSeconds(3), WARM_UP, MEASURED);
+
         System.out.printf("%n| scenario (connections) | throughput (req/s) | p50 (ms) | p99 (ms) | ÷ bare |%n"
                 + "| --- | --- | --- | --- | --- |%n");
-        for (String scenario : List.of("bare, 32", "idempotent, 32", "replay, 32", "replay from Redis, 32",
-                "check-then-lock, 32", "bare, 1", "idempotent, 1", "check-then-lock, 1")) {
-            String bare = scenario.endsWith(", 1") ? "bare, 1" : "bare, 32";
-            System.out.printf("| %s | %.0f | %.3f | %.3f | %.2f |%n", scenario, throughput(scenario), p50(scenario),
-                    p99(scenario), throughput(scenario) / throughput(bare));
+        for (Scenario scenario : scenarios) {
+            String bare = scenario.connections() == 1 ? "bare, 1" : "bare, 32";
+            System.out.printf("| %s | %s | %s | %s | %s |%n", scenario.name(), spread(scenario.name(), LoadGenerator.Result::throughput, "%.0f"),
+                    spread(scenario.name(), LoadGenerator.Result::p50Millis, "%.3f"),
+                    spread(scenario.name(), LoadGenerator.Result::p99Millis, "%.3f"),
+                    ratioSpread(scenario.name(), bare, LoadGenerator.Result::throughput));
         }
-        table.put("idempotent ÷ bare throughput, 32 connections (≥ 0.80)",
-                String.format("%.2f (%.0f / %.0f req/s)", throughput("idempotent, 32") / throughput("bare, 32"),
-                        throughput("idempotent, 32"), throughput("bare, 32")));
-        table.put("replay ÷ bare throughput, 32 connections (≥ 1.0): seen by this instance / from Redis",
-                String.format("%.2f / %.2f (%.0f / %.0f req/s)", throughput("replay, 32") / throughput("bare, 32"),
-                        throughput("replay from Redis, 32") / throughput("bare, 32"), throughput("replay, 32"),
-                        throughput("replay from Redis, 32")));
-        table.put("added p50 / p99 vs bare, 1 connection (≤ 0.3 / ≤ 1.5 ms)",
-                String.format("%.3f / %.3f ms (bare %.3f / %.3f ms)", p50("idempotent, 1") - p50("bare, 1"),
-                        p99("idempotent, 1") - p99("bare, 1"), p50("bare, 1"), p99("bare, 1")));
-        table.put("Idemkey vs check-then-lock: throughput 32 conn., p99 1 conn. (ahead)",
-                String.format("%.0f vs %.0f req/s; %.3f vs %.3f ms", throughput("idempotent, 32"),
-                        throughput("check-then-lock, 32"), p99("idempotent, 1"), p99("check-then-lock, 1")));
+        System.out.printf("%n| scenario, 32 connections | server CPU (µs/request) | ÷ bare | server allocations (KB/request)"
+                + " | Redis CPU (µs/request) | Redis command time (µs/request) |%n| --- | --- | --- | --- | --- | --- |%n");
+        for (Scenario scenario : scenarios.subList(0, 6)) {
+            String name = scenario.name();
+            System.out.printf("| %s | %s | %s | %s | %s | %s |%n", name, spread(name, r -> micros(r, Meters.Reading::serverCpuNanos), "%.0f"),
+                    ratioSpread(name, "bare, 32", r -> r.perRequest(Meters.Reading::serverCpuNanos)),
+                    spread(name, r -> r.perRequest(Meters.Reading::serverAllocatedBytes) / 1024, "%.1f"),
+                    spread(name, r -> micros(r, Meters.Reading::redisCpuNanos), "%.1f"),
+                    spread(name, r -> r.perRequest(Meters.Reading::redisCommandMicros), "%.2f"));
+        }
+
+        ToDoubleFunction<LoadGenerator.Result> serverCpu = r -> r.perRequest(Meters.Reading::serverCpuNanos);
+        double bareCpu = cost("bare, 32", Meters.Reading::serverCpuNanos);
+        double firstCpu = pairedRatio("idempotent, 32", "bare, 32", serverCpu);
+        target("server CPU added by a first execution (≤ 25 % of a bare request's)",
+                String.format("%.0f %% (%.0f vs %.0f µs; the median of each run's ratio)", 100 * (firstCpu - 1),
+                        cost("idempotent, 32", Meters.Reading::serverCpuNanos) / 1000, bareCpu / 1000),
+                firstCpu <= 1.25);
+        double replayCpu = pairedRatio("replay, 32", "bare, 32", serverCpu);
+        double replayRedisCpu = pairedRatio("replay from Redis, 32", "bare, 32", serverCpu);
+        target("server CPU of a replay ÷ a bare request's, cached / from Redis (≤ 1)",
+                String.format("%.2f / %.2f (%.0f / %.0f µs, bare %.0f µs)", replayCpu, replayRedisCpu,
+                        cost("replay, 32", Meters.Reading::serverCpuNanos) / 1000,
+                        cost("replay from Redis, 32", Meters.Reading::serverCpuNanos) / 1000, bareCpu / 1000),
+                replayCpu <= 1 && replayRedisCpu <= 1);
+        double idemkeyCommands = cost("idempotent, 32", Meters.Reading::redisCommandMicros);
+        double seedCommands = cost("check-then-lock, 32", Meters.Reading::redisCommandMicros);
+        target("Redis command time per first execution (≤ check-then-lock's three commands)",
+                String.format("%.2f vs %.2f µs (Redis process CPU: %.1f vs %.1f µs)", idemkeyCommands, seedCommands,
+                        cost("idempotent, 32", Meters.Reading::redisCpuNanos) / 1000,
+                        cost("check-then-lock, 32", Meters.Reading::redisCpuNanos) / 1000),
+                idemkeyCommands <= seedCommands);
+        double idempotentRatio = pairedRatio("idempotent, 32", "bare, 32", LoadGenerator.Result::throughput);
+        target("idempotent ÷ bare throughput, 32 connections (≥ 0.85)",
+                String.format("%.2f (%.0f / %.0f req/s)", idempotentRatio, throughput("idempotent, 32"), throughput("bare, 32")),
+                idempotentRatio >= 0.85);
+        double replayRatio = pairedRatio("replay, 32", "bare, 32", LoadGenerator.Result::throughput);
+        double replayRedisRatio = pairedRatio("replay from Redis, 32", "bare, 32", LoadGenerator.Result::throughput);
+        target("replay ÷ bare throughput, 32 connections: cached / from Redis (≥ 1.0)",
+                String.format("%.2f / %.2f", replayRatio, replayRedisRatio), replayRatio >= 1.0 && replayRedisRatio >= 1.0);
+        target("Idemkey ahead of check-then-lock: throughput, 32 connections; p99, 1 connection",
+                String.format("%.0f vs %.0f req/s; %.3f vs %.3f ms", throughput("idempotent, 32"), throughput("check-then-lock, 32"),
+                        p99("idempotent, 1"), p99("check-then-lock, 1")),
+                throughput("idempotent, 32") > throughput("check-then-lock, 32") && p99("idempotent, 1") < p99("check-then-lock, 1"));
+    }
+
+    /**
+     * CPU profiles of the server, one per scenario, each run alone at 32 connections for 20 s under
+     * async-profiler (its agent loaded into the server's JVM): where the time of a first execution,
+     * a replay and a bare request goes, to compare.
+     */
+    private void profile(long serverPid, Path directory) throws Exception {
+        Files.createDirectories(directory);
+        Path agent = AsyncProfiler.extract(directory);
+        Supplier<String> replayed = completedKeys(idemkey);
+        List<Scenario> scenarios = List.of(
+                Scenario.of("bare", idemkey.resolve("bench/bare"), 32, null),
+                Scenario.of("idempotent", idemkey.resolve("bench/guarded"), 32, this::uniqueKey),
+                Scenario.of("replay", idemkey.resolve("bench/guarded"), 32, replayed),
+                Scenario.of("replay-from-redis", uncached.resolve("bench/guarded"), 32, completedKeys(uncached)));
+        for (Scenario scenario : scenarios) {
+            load.run(scenario.uri(), BODY, 32, Duration.ZERO, Duration.ofSeconds(3), scenario.keys());
+            try (AsyncProfiler profiler = AsyncProfiler.start(agent, serverPid, directory.resolve(scenario.name()))) {
+                load.run(scenario.uri(), BODY, 32, Duration.ZERO, Duration.ofSeconds(20), scenario.keys());
+            }
+            System.out.println("profile: " + directory.resolve(scenario.name() + ".html"));
+        }
+    }
+
+    /**
+     * Runs the scenarios {@code repeats} times, in a different order each time, after an uncounted
+     * pass of {@code pass} each (none: zero).
+     */
+    private void runRepeatedly(String label, List<Scenario> scenarios, int repeats, Duration pass, Duration warmUp,
+                               Duration measured) {
+        if (!pass.isZero()) {
+            System.out.println(label + ": a pass not counted ...");
+            for (Scenario scenario : scenarios) {
+                measure(scenario, Duration.ZERO, pass);
+            }
+            scenarios.forEach(scenario -> results.remove(scenario.name()));
+        }
+        for (int repeat = 1; repeat <= repeats; repeat++) {
+            System.out.printf("%s: run %d of %d ...%n", label, repeat, repeats);
+            for (int i = 0; i < scenarios.size(); i++) {
+                measure(scenarios.get((i + repeat - 1) % scenarios.size()), warmUp, measured);
+            }
+        }
+    }
+
+    private void measure(Scenario scenario, Duration warmUp, Duration measured) {
+        LoadGenerator.Result result;
+        try {
+            result = scenario.expectedStatus() == 0
+                    ? load.run(scenario.uri(), BODY, scenario.connections(), warmUp, measured, scenario.keys())
+                    : load.run(scenario.uri(), BODY, scenario.connections(), warmUp, measured, scenario.keys(), Long.MAX_VALUE,
+                            status -> status == scenario.expectedStatus());
+        } catch (Exception e) {
+            throw new IllegalStateException(scenario.name(), e);
+        }
+        System.out.printf("  %-44s %7.0f req/s  p50 %.3f ms  p99 %.3f ms  errors %d%s%n", scenario.name(), result.throughput(),
+                result.p50Millis(), result.p99Millis(), result.errors(), result.cost() == null ? ""
+                        : String.format("  server %.0f µs, %.1f KB; Redis %.1f µs", micros(result, Meters.Reading::serverCpuNanos),
+                        result.perRequest(Meters.Reading::serverAllocatedBytes) / 1024, micros(result, Meters.Reading::redisCpuNanos)));
+        results.computeIfAbsent(scenario.name(), s -> new ArrayList<>()).add(result);
     }
 
     /** 1,000 keys completed on this deployment, handed out in turn, round and round. */
-    private Supplier<String> completedKeys(URI deployment) throws Exception {
-        List<String> keys = new ArrayList<>();
+    private Supplier<String> completedKeys(URI deployment) {
+        List<String> completed = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
             String key = uniqueKey();
             post(deployment.resolve("bench/guarded"), key);
-            keys.add(key);
+            completed.add(key);
         }
         AtomicInteger next = new AtomicInteger();
-        return () -> keys.get(Math.floorMod(next.getAndIncrement(), keys.size()));
+        return () -> completed.get(Math.floorMod(next.getAndIncrement(), completed.size()));
     }
 
-    private void measure(String scenario, URI uri, int connections, Supplier<String> keys) {
-        LoadGenerator.Result result;
-        try {
-            result = load.run(uri, BODY, connections, WARM_UP, MEASURED, keys);
-        } catch (Exception e) {
-            throw new IllegalStateException(scenario, e);
-        }
-        System.out.printf("  %-24s %7.0f req/s  p50 %.3f ms  p99 %.3f ms  errors %d%n", scenario, result.throughput(),
-                result.p50Millis(), result.p99Millis(), result.errors());
-        results.computeIfAbsent(scenario, s -> new ArrayList<>()).add(result);
+    /** A key held in progress on this deployment, by a request that runs until its server stops. */
+    private String holdInProgress(URI deployment) throws InterruptedException {
+        String key = uniqueKey();
+        holders.add(client.sendAsync(HttpRequest.newBuilder(deployment.resolve("guarded/slow?millis=" + HOLD_MILLIS))
+                .header("Content-Type", "application/json").header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString(BODY)).build(), HttpResponse.BodyHandlers.discarding()));
+        Thread.sleep(500);
+        return key;
+    }
+
+    private void releaseHolders() {
+        holders.forEach(holder -> holder.cancel(true));
+        holders.clear();
     }
 
     private double throughput(String scenario) {
@@ -197,8 +338,59 @@ public final class BenchmarkRun {
         return median(results.get(scenario).stream().map(LoadGenerator.Result::p99Millis).toList());
     }
 
+    /** The median cost per request of a scenario: nanoseconds, bytes or microseconds, as the figure is. */
+    private double cost(String scenario, ToLongFunction<Meters.Reading> figure) {
+        return median(results.get(scenario).stream().map(r -> r.perRequest(figure)).toList());
+    }
+
+    private static double micros(LoadGenerator.Result result, ToLongFunction<Meters.Reading> nanos) {
+        return result.perRequest(nanos) / 1000;
+    }
+
+    /**
+     * The median over the repeats of {@code scenario}'s figure ÷ {@code base}'s in the same repeat:
+     * steadier than a ratio of medians on a machine whose speed drifts between repeats.
+     */
+    private double pairedRatio(String scenario, String base, ToDoubleFunction<LoadGenerator.Result> figure) {
+        return median(pairedRatios(scenario, base, figure));
+    }
+
+    private List<Double> pairedRatios(String scenario, String base, ToDoubleFunction<LoadGenerator.Result> figure) {
+        List<LoadGenerator.Result> of = results.get(scenario);
+        List<LoadGenerator.Result> baseline = results.get(base);
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < Math.min(of.size(), baseline.size()); i++) {
+            ratios.add(figure.applyAsDouble(of.get(i)) / figure.applyAsDouble(baseline.get(i)));
+        }
+        return ratios;
+    }
+
+    /** {@link #pairedRatio} with the range of the repeats' ratios: {@code 0.81 (0.78–0.86)}. */
+    private String ratioSpread(String scenario, String base, ToDoubleFunction<LoadGenerator.Result> figure) {
+        List<Double> ratios = pairedRatios(scenario, base, figure).stream().sorted().toList();
+        String median = String.format("%.2f", median(ratios));
+        return ratios.size() < 2 ? median
+                : median + " (" + String.format("%.2f", ratios.get(0)) + "–" + String.format("%.2f", ratios.get(ratios.size() - 1)) + ")";
+    }
+
+    /** The median of a figure over the repeats, with their range: {@code 2893 (2810–2950)}. */
+    private String spread(String scenario, ToDoubleFunction<LoadGenerator.Result> figure, String format) {
+        List<Double> values = results.get(scenario).stream().map(figure::applyAsDouble).sorted().toList();
+        String median = String.format(format, median(values));
+        return values.size() < 2 ? median
+                : median + " (" + String.format(format, values.get(0)) + "–" + String.format(format, values.get(values.size() - 1)) + ")";
+    }
+
+    private void target(String figure, String measured, boolean met) {
+        table.put(figure, measured + " | " + (met ? "yes" : "no"));
+    }
+
+    private void note(String figure, String measured) {
+        table.put(figure, measured + " | –");
+    }
+
     /** Client commands Redis received (MONITOR, not counting those the Lua scripts run inside). */
-    private void roundTrips(RedisServer redis, Map<String, String> table) throws Exception {
+    private void roundTrips(RedisServer redis) throws Exception {
         try (RedisMonitor monitor = RedisMonitor.start(redis)) {
             String key = uniqueKey();
             post(uncached.resolve("bench/guarded"), key);
@@ -221,10 +413,133 @@ public final class BenchmarkRun {
             monitor.takeClientCommands();
             post(seeds.resolve("bench/guarded"), seedKey);
             int seedFirst = monitor.takeClientCommands().size();
-            table.put("round trips: first / replay / conflict (2 / 1 / 1)",
+            target("round trips: first / replay / conflict (2 / 1 / 1)",
                     first + " / " + replay + " / " + conflict + " (a replay this instance has seen: " + cachedReplay
-                            + "; check-then-lock first: " + seedFirst + ")");
+                            + "; check-then-lock's first execution: " + seedFirst + ")",
+                    first == 2 && replay == 1 && conflict == 1);
         }
+    }
+
+    /**
+     * The same scenarios at one connection with Redis and PostgreSQL one network hop away (a network
+     * namespace of the benchmark's own, {@link DelayedLink}), at 0, 0.25 and 1 ms one way: what a
+     * round trip costs each pattern. Seed 003's SQL pattern beside Idemkey's JDBC store.
+     */
+    private void network() throws Exception {
+        Path directory = Files.createTempDirectory("idemkey-bench-network");
+        try (DelayedLink link = DelayedLink.open(directory)) {
+            System.out.println("network: " + link.description());
+            if (!link.available()) {
+                note("network rows (0 / 0.25 / 1 ms one way)", "not measured here: " + link.description());
+                return;
+            }
+            Host far = link.far();
+            try (RedisServer redis = RedisServer.startOn(far); PostgresServer postgres = PostgresServer.startDurableOn(far)) {
+                Map<String, String> onRedis = Map.of("idempotency.redis.url", redis.url(), SLOW_LEASE, "3600");
+                Map<String, String> onJdbc = Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey",
+                        "idempotency.replay-cache-bytes", "0");
+                Path seed003 = directory.resolve("net-seed003.war");
+                Deployments.guardedApp("net-seed003", Map.of("idempotency.store", "custom", "bench.seed003.datasource", "jdbc/idemkey",
+                                "idempotency.replay-cache-bytes", "0"))
+                        .deleteClass(CheckThenLockStore.class).addClass(Seed003Store.class)
+                        .as(ZipExporter.class).exportTo(seed003.toFile(), true);
+                List<Path> wars = List.of(war(directory, "net", onRedis),
+                        war(directory, "net-uncached", merged(onRedis, Map.of("idempotency.replay-cache-bytes", "0"))),
+                        war(directory, "net-seeds", merged(onRedis, Map.of("idempotency.store", "custom"))),
+                        war(directory, "net-jdbc", onJdbc), seed003);
+                try (ServerProcess server = ServerProcess.startForTestsWithPostgres(ServerProcess.Kind.PAYARA, wars,
+                        ServerProcess.freePort(), postgres)) {
+                    URI net = server.uri("net");
+                    URI netUncached = server.uri("net-uncached");
+                    URI netSeeds = server.uri("net-seeds");
+                    URI netJdbc = server.uri("net-jdbc");
+                    URI netSeed003 = server.uri("net-seed003");
+                    warmUp(net, netUncached, netSeeds, netJdbc, netSeed003);
+                    Supplier<String> cached = completedKeys(net);
+                    Supplier<String> fromRedis = completedKeys(netUncached);
+                    Supplier<String> fromJdbc = completedKeys(netJdbc);
+                    Supplier<String> fromSeed003 = completedKeys(netSeed003);
+                    String inProgress = holdInProgress(netUncached);
+                    Map<Duration, Double> roundTrips = new LinkedHashMap<>();
+                    List<String> names = List.of("bare", "Idemkey first execution", "Idemkey replay, cached", "Idemkey replay from Redis",
+                            "Idemkey conflict", "check-then-lock first execution", "Idemkey JDBC first execution",
+                            "Idemkey JDBC replay", "seed 003 first execution", "seed 003 replay");
+                    for (Duration delay : ONE_WAY_DELAYS) {
+                        link.delay(delay);
+                        roundTrips.put(delay, redisRoundTripMillis(redis));
+                        String at = " @" + label(delay);
+                        List<Scenario> scenarios = List.of(
+                                Scenario.of(names.get(0) + at, net.resolve("bench/bare"), 1, null),
+                                Scenario.of(names.get(1) + at, net.resolve("bench/guarded"), 1, this::uniqueKey),
+                                Scenario.of(names.get(2) + at, net.resolve("bench/guarded"), 1, cached),
+                                Scenario.of(names.get(3) + at, netUncached.resolve("bench/guarded"), 1, fromRedis),
+                                Scenario.conflict(names.get(4) + at, netUncached.resolve("guarded/slow?millis=" + HOLD_MILLIS), 1,
+                                        inProgress),
+                                Scenario.of(names.get(5) + at, netSeeds.resolve("bench/guarded"), 1, this::uniqueKey),
+                                Scenario.of(names.get(6) + at, netJdbc.resolve("bench/guarded"), 1, this::uniqueKey),
+                                Scenario.of(names.get(7) + at, netJdbc.resolve("bench/guarded"), 1, fromJdbc),
+                                Scenario.of(names.get(8) + at, netSeed003.resolve("bench/guarded"), 1, this::uniqueKey),
+                                Scenario.of(names.get(9) + at, netSeed003.resolve("bench/guarded"), 1, fromSeed003));
+                        runRepeatedly("network " + label(delay) + " one way", scenarios, NETWORK_REPEATS, Duration.ZERO, WARM_UP,
+                                NETWORK_MEASURED);
+                    }
+                    releaseHolders();
+                    printNetworkTable(link, names, roundTrips);
+                }
+            }
+        }
+    }
+
+    private void printNetworkTable(DelayedLink link, List<String> names, Map<Duration, Double> roundTrips) {
+        StringBuilder header = new StringBuilder("| one connection, p50 (p99) ms |");
+        StringBuilder rule = new StringBuilder("| --- |");
+        for (Map.Entry<Duration, Double> delay : roundTrips.entrySet()) {
+            header.append(String.format(" %s one way (Redis round trip %.3f ms) |", label(delay.getKey()), delay.getValue()));
+            rule.append(" --- |");
+        }
+        System.out.printf("%nBehind %s:%n%s%n%s%n", link.description(), header, rule);
+        for (String name : names) {
+            StringBuilder row = new StringBuilder("| " + name + " |");
+            for (Duration delay : roundTrips.keySet()) {
+                String scenario = name + " @" + label(delay);
+                row.append(String.format(" %.3f (%.3f) |", p50(scenario), p99(scenario)));
+            }
+            System.out.println(row);
+        }
+        Duration half = ONE_WAY_DELAYS.get(1);
+        String at = " @" + label(half);
+        double roundTrip = roundTrips.get(half);
+        double bare = p50("bare" + at);
+        double first = p50("Idemkey first execution" + at);
+        double seed = p50("check-then-lock first execution" + at);
+        target(String.format("first execution p50 with a %.3f ms round trip to Redis (≤ bare + 2 round trips + 0.2 ms)", roundTrip),
+                String.format("%.3f ms (bare %.3f ms, limit %.3f ms)", first, bare, bare + 2 * roundTrip + 0.2),
+                first <= bare + 2 * roundTrip + 0.2);
+        target("check-then-lock's first execution p50, same round trip (≥ 1 round trip slower than Idemkey's)",
+                String.format("%.3f ms, %.3f ms slower", seed, seed - first), seed - first >= roundTrip);
+    }
+
+    /**
+     * The median time of a Redis command from here, over the link (the server's path to Redis), one
+     * every millisecond: as a server sends them, not back to back (which keeps every process on the
+     * way awake and makes the link look faster than it is).
+     */
+    private static double redisRoundTripMillis(RedisServer redis) throws InterruptedException {
+        try (Jedis jedis = redis.client()) {
+            List<Double> times = new ArrayList<>();
+            for (int i = 0; i < 400; i++) {
+                Thread.sleep(1);
+                long start = System.nanoTime();
+                jedis.get("round-trip");
+                times.add((System.nanoTime() - start) / 1e6);
+            }
+            return median(times.subList(100, 400));
+        }
+    }
+
+    private static String label(Duration oneWay) {
+        return oneWay.isZero() ? "0 ms" : oneWay.toNanos() % 1_000_000 == 0 ? oneWay.toMillis() + " ms"
+                : String.format("%.2f ms", oneWay.toNanos() / 1e6);
     }
 
     /**
@@ -234,7 +549,7 @@ public final class BenchmarkRun {
      * with the server and the load: the figure says what the cluster costs here, not what it gains
      * on separate hosts.
      */
-    private void cluster(Map<String, String> table) throws Exception {
+    private void cluster() throws Exception {
         System.out.println("Redis Cluster: 3 masters + 3 replicas on loopback, Payara Micro ...");
         try (RedisCluster cluster = RedisCluster.start(3)) {
             Path directory = Files.createTempDirectory("idemkey-bench-cluster");
@@ -246,17 +561,20 @@ public final class BenchmarkRun {
                 Supplier<String> replayed = completedKeys(onCluster);
                 for (int repeat = 1; repeat <= REPEATS; repeat++) {
                     System.out.printf("cluster run %d of %d ...%n", repeat, REPEATS);
-                    measure("cluster: idempotent, 32", onCluster.resolve("bench/guarded"), 32, this::uniqueKey);
-                    measure("cluster: replay from Redis, 32", onCluster.resolve("bench/guarded"), 32, replayed);
+                    measure(Scenario.of("cluster: idempotent, 32", onCluster.resolve("bench/guarded"), 32, this::uniqueKey),
+                            WARM_UP, MEASURED);
+                    measure(Scenario.of("cluster: replay from Redis, 32", onCluster.resolve("bench/guarded"), 32, replayed),
+                            WARM_UP, MEASURED);
                 }
                 String standalone = results.containsKey("idempotent, 32")
                         ? String.format("; one Redis, same run: %.0f / %.0f req/s", throughput("idempotent, 32"),
                                 throughput("replay from Redis, 32"))
                         : "";
-                table.put("Redis Cluster (3 + 3 on this machine): first execution / replay from Redis, 32 connections",
-                        String.format("%.0f / %.0f req/s, p99 %.3f / %.3f ms%s", throughput("cluster: idempotent, 32"),
-                                throughput("cluster: replay from Redis, 32"), p99("cluster: idempotent, 32"),
-                                p99("cluster: replay from Redis, 32"), standalone));
+                note("Redis Cluster (3 + 3 on this machine): first execution / replay from Redis, 32 connections",
+                        String.format("%s / %s req/s, p99 %.3f / %.3f ms%s",
+                                spread("cluster: idempotent, 32", LoadGenerator.Result::throughput, "%.0f"),
+                                spread("cluster: replay from Redis, 32", LoadGenerator.Result::throughput, "%.0f"),
+                                p99("cluster: idempotent, 32"), p99("cluster: replay from Redis, 32"), standalone));
 
                 List<RedisMonitor> monitors = cluster.masters().stream().map(RedisMonitor::start).toList();
                 try {
@@ -265,7 +583,8 @@ public final class BenchmarkRun {
                     int first = monitors.stream().mapToInt(m -> m.takeClientCommands().size()).sum();
                     post(onCluster.resolve("bench/guarded"), key);
                     int replay = monitors.stream().mapToInt(m -> m.takeClientCommands().size()).sum();
-                    table.put("Redis Cluster round trips, all masters: first / replay (2 / 1)", first + " / " + replay);
+                    target("Redis Cluster round trips, all masters: first / replay (2 / 1)", first + " / " + replay,
+                            first == 2 && replay == 1);
                 } finally {
                     monitors.forEach(RedisMonitor::close);
                 }
@@ -276,31 +595,29 @@ public final class BenchmarkRun {
     /**
      * The JDBC store against seed 003's pattern (INSERT ... ON CONFLICT DO NOTHING, then SELECT, then
      * UPDATE) on one private PostgreSQL that flushes its commits to disk, as production does, both
-     * through Payara Micro's JDBC pool: throughput of first executions (a no-op, and a
+     * through Payara Micro's JDBC pool, on loopback: throughput of first executions (a no-op, and a
      * {@code @Transactional} method that writes one row: Idemkey records in that transaction, the
      * seed around it), replays and conflicts at 32 connections, and statements per request
-     * (pg_stat_statements). Replays are read from the table (in-process caches off on both), as the
-     * seed reads them; Idemkey's cached figure is shown apart.
+     * (pg_stat_statements). Replays are read from the table (in-process caches off on both),
+     * as the seed reads them; Idemkey's cached figure is shown apart.
      */
-    private void jdbc(Map<String, String> table) throws Exception {
+    private void jdbc() throws Exception {
         System.out.println("JDBC: a private PostgreSQL, Payara Micro with a JDBC pool ...");
         try (PostgresServer postgres = PostgresServer.startDurable()) {
             PostgresStatements.enable(postgres);
             postgres.execute("CREATE TABLE bench_effects (id BIGSERIAL PRIMARY KEY, body TEXT NOT NULL)");
             Path directory = Files.createTempDirectory("idemkey-bench-jdbc");
-            // the slow request a conflict meets holds its lease without a renewal while statements are counted
-            String slowLease = "io.idemkey.it.app.GuardedResource/slow/IdempotencyKey/lockTtlSeconds";
             Map<String, String> jdbc = Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey",
-                    "idempotency.replay-cache-bytes", "0", slowLease, "30");
+                    "idempotency.replay-cache-bytes", "0", SLOW_LEASE, "3600");
             Path seed003 = directory.resolve("bench-seed003.war");
             Deployments.guardedApp("bench-seed003", Map.of("idempotency.store", "custom",
-                            "bench.seed003.datasource", "jdbc/idemkey", "idempotency.replay-cache-bytes", "0", slowLease, "30"))
+                            "bench.seed003.datasource", "jdbc/idemkey", "idempotency.replay-cache-bytes", "0", SLOW_LEASE, "3600"))
                     .deleteClass(CheckThenLockStore.class).addClass(Seed003Store.class)
                     .as(ZipExporter.class).exportTo(seed003.toFile(), true);
             List<Path> wars = List.of(war(directory, "bench-jdbc", jdbc), seed003,
                     war(directory, "bench-jdbc-cached", Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey")));
             try (ServerProcess server = ServerProcess.startForTestsWithPostgres(ServerProcess.Kind.PAYARA, wars,
-                    ServerProcess.freePort(), postgres.port())) {
+                    ServerProcess.freePort(), postgres)) {
                 URI idemkeyJdbc = server.uri("bench-jdbc");
                 URI seeds003 = server.uri("bench-seed003");
                 URI cached = server.uri("bench-jdbc-cached");
@@ -314,63 +631,43 @@ public final class BenchmarkRun {
                 for (int side = 0; side < 2; side++) {
                     statements.put(sides[side], statementsPerRequest(postgres, deployments[side]));
                 }
-                Map<String, Supplier<String>> replayed = new LinkedHashMap<>();
-                for (int side = 0; side < 2; side++) {
-                    replayed.put(sides[side], completedKeys(deployments[side]));
-                }
-                Supplier<String> replayedCached = completedKeys(cached);
-                String[] conflictKeys = new String[2];
-                List<CompletableFuture<Void>> holders = new ArrayList<>();
-                long holdMillis = (WARM_UP.toMillis() + MEASURED.toMillis()) * 9 * REPEATS + 30_000; // the whole section
-                for (int side = 0; side < 2; side++) {
-                    conflictKeys[side] = uniqueKey(); // held in progress by one slow request while the others conflict
-                    URI slow = deployments[side].resolve("guarded/slow?millis=" + holdMillis);
-                    String key = conflictKeys[side];
-                    holders.add(CompletableFuture.runAsync(() -> post(slow, key)));
-                }
-                Thread.sleep(500);
-                List<Runnable> scenarios = new ArrayList<>();
+                List<Scenario> scenarios = new ArrayList<>();
                 for (int side = 0; side < 2; side++) {
                     URI base = deployments[side];
                     String name = sides[side];
-                    String conflictKey = conflictKeys[side];
-                    Supplier<String> replays = replayed.get(name);
-                    scenarios.add(() -> measure(name + ": first execution, 32", base.resolve("bench/guarded"), 32, this::uniqueKey));
-                    scenarios.add(() -> measure(name + ": first execution with a transactional effect, 32",
+                    scenarios.add(Scenario.of(name + ": first execution, 32", base.resolve("bench/guarded"), 32, this::uniqueKey));
+                    scenarios.add(Scenario.of(name + ": first execution with a transactional effect, 32",
                             base.resolve("bench/transactional"), 32, this::uniqueKey));
-                    scenarios.add(() -> measure(name + ": replay, 32", base.resolve("bench/guarded"), 32, replays));
-                    scenarios.add(() -> measureConflicts(name + ": conflict, 32", base.resolve("guarded/slow?millis="
-                            + holdMillis), conflictKey));
+                    scenarios.add(Scenario.of(name + ": replay, 32", base.resolve("bench/guarded"), 32, completedKeys(base)));
+                    scenarios.add(Scenario.conflict(name + ": conflict, 32", base.resolve("guarded/slow?millis=" + HOLD_MILLIS), 32,
+                            holdInProgress(base)));
                 }
-                scenarios.add(() -> measure("Idemkey JDBC: replay seen by this instance, 32", cached.resolve("bench/guarded"), 32, replayedCached));
-                for (int repeat = 1; repeat <= REPEATS; repeat++) {
-                    System.out.printf("JDBC run %d of %d ...%n", repeat, REPEATS);
-                    for (int i = 0; i < scenarios.size(); i++) {
-                        scenarios.get((i + repeat - 1) % scenarios.size()).run();
-                    }
-                }
+                scenarios.add(Scenario.of("Idemkey JDBC: replay seen by this instance, 32", cached.resolve("bench/guarded"), 32,
+                        completedKeys(cached)));
+                runRepeatedly("JDBC", scenarios, REPEATS, Duration.ofSeconds(3), WARM_UP, MEASURED);
                 System.out.printf("%n| scenario (connections) | throughput (req/s) | p50 (ms) | p99 (ms) | statements per request |%n"
                         + "| --- | --- | --- | --- | --- |%n");
                 String[] kinds = {"first execution", "first execution with a transactional effect", "replay", "conflict"};
                 for (int side = 0; side < 2; side++) {
                     for (int kind = 0; kind < kinds.length; kind++) {
                         String scenario = sides[side] + ": " + kinds[kind] + ", 32";
-                        System.out.printf("| %s | %.0f | %.3f | %.3f | %d |%n", scenario, throughput(scenario), p50(scenario),
-                                p99(scenario), statements.get(sides[side])[kind]);
+                        System.out.printf("| %s | %s | %.3f | %.3f | %d |%n", scenario,
+                                spread(scenario, LoadGenerator.Result::throughput, "%.0f"), p50(scenario), p99(scenario),
+                                statements.get(sides[side])[kind]);
                     }
                 }
                 String cachedScenario = "Idemkey JDBC: replay seen by this instance, 32";
-                System.out.printf("| %s | %.0f | %.3f | %.3f | 0 |%n", cachedScenario, throughput(cachedScenario),
-                        p50(cachedScenario), p99(cachedScenario));
+                System.out.printf("| %s | %s | %.3f | %.3f | 0 |%n", cachedScenario,
+                        spread(cachedScenario, LoadGenerator.Result::throughput, "%.0f"), p50(cachedScenario), p99(cachedScenario));
                 for (int kind = 0; kind < kinds.length; kind++) {
                     String idemkeyScenario = "Idemkey JDBC: " + kinds[kind] + ", 32";
                     String seedScenario = "seed 003: " + kinds[kind] + ", 32";
-                    table.put("JDBC " + kinds[kind] + ": Idemkey vs seed 003, 32 connections (ahead)",
+                    note("JDBC " + kinds[kind] + ": Idemkey vs seed 003, 32 connections",
                             String.format("%.0f vs %.0f req/s (%.2f×); %d vs %d statements", throughput(idemkeyScenario),
                                     throughput(seedScenario), throughput(idemkeyScenario) / throughput(seedScenario),
                                     statements.get(sides[0])[kind], statements.get(sides[1])[kind]));
                 }
-                holders.forEach(holder -> holder.cancel(true));
+                releaseHolders();
             }
         }
     }
@@ -401,27 +698,15 @@ public final class BenchmarkRun {
         return PostgresStatements.soFar(postgres, "idempotency_keys") + PostgresStatements.soFar(postgres, "seed003_keys");
     }
 
-    /** Requests that all meet one request in progress: every answer a 409. */
-    private void measureConflicts(String scenario, URI uri, String key) {
-        LoadGenerator.Result result;
-        try {
-            result = load.run(uri, BODY, 32, WARM_UP, MEASURED, () -> key, Long.MAX_VALUE, status -> status == 409);
-        } catch (Exception e) {
-            throw new IllegalStateException(scenario, e);
-        }
-        System.out.printf("  %-40s %7.0f req/s  p50 %.3f ms  p99 %.3f ms  errors %d%n", scenario, result.throughput(),
-                result.p50Millis(), result.p99Millis(), result.errors());
-        results.computeIfAbsent(scenario, s -> new ArrayList<>()).add(result);
-    }
-
     /** Redis memory per completed record: used_memory before and after 10,000 of them. */
-    private void memory(RedisServer redis, Map<String, String> table) throws Exception {
-        String small = memoryPerRecord(redis, "bench/small");
-        String large = memoryPerRecord(redis, "bench/large");
-        table.put("Redis memory per record: 200 B / 10 KB JSON response (≤ 400 B / ≤ 3 KB)", small + " / " + large);
+    private void memory(RedisServer redis) throws Exception {
+        long small = memoryPerRecord(redis, "bench/small");
+        long large = memoryPerRecord(redis, "bench/large");
+        target("Redis memory per record: 200 B / 10 KB JSON response (≤ 400 B / ≤ 3 KB)", small + " B / " + large + " B",
+                small <= 400 && large <= 3072);
     }
 
-    private String memoryPerRecord(RedisServer redis, String path) throws Exception {
+    private long memoryPerRecord(RedisServer redis, String path) throws Exception {
         int records = 10_000;
         try (Jedis jedis = redis.client()) {
             jedis.flushAll();
@@ -429,13 +714,12 @@ public final class BenchmarkRun {
             load.run(uncached.resolve(path), BODY, 16, Duration.ZERO, Duration.ofMinutes(5), this::uniqueKey, records);
             long after = usedMemory(jedis);
             long stored = jedis.dbSize();
-            String sample = jedis.randomKey();
-            Long usage = jedis.memoryUsage(sample);
             byte[] body = client.send(HttpRequest.newBuilder(uncached.resolve(path)).header("Content-Type", "application/json")
                     .header("Idempotency-Key", uniqueKey()).POST(HttpRequest.BodyPublishers.ofString(BODY)).build(),
                     HttpResponse.BodyHandlers.ofByteArray()).body();
-            return String.format("%d B (%d records of a %d B body; MEMORY USAGE of one: %d B)",
-                    (after - before) / Math.max(1, stored), stored, body.length, usage);
+            System.out.printf("memory: %d records of a %d B body, MEMORY USAGE of one: %d B%n", stored, body.length,
+                    jedis.memoryUsage(jedis.randomKey()));
+            return (after - before) / Math.max(1, stored);
         }
     }
 
@@ -444,14 +728,14 @@ public final class BenchmarkRun {
                 .mapToLong(l -> Long.parseLong(l.substring("used_memory:".length()).trim())).findFirst().orElseThrow();
     }
 
-    private void errorsAt256(Map<String, String> table) throws Exception {
+    private void errorsAt256() throws Exception {
         LoadGenerator.Result result = load.run(idemkey.resolve("bench/guarded"), BODY, 256, Duration.ofSeconds(2),
-                Duration.ofSeconds(10), this::uniqueKey);
-        table.put("errors at 256 connections (0)", String.format("%d of %d requests (%.0f req/s, p99 %.1f ms)",
-                result.errors(), result.requests() + result.errors(), result.throughput(), result.p99Millis()));
+                Duration.ofSeconds(8), this::uniqueKey);
+        target("errors at 256 connections (0)", String.format("%d of %d requests (%.0f req/s, p99 %.1f ms)",
+                result.errors(), result.requests() + result.errors(), result.throughput(), result.p99Millis()), result.errors() == 0);
     }
 
-    private void fingerprints(Map<String, String> table) throws Exception {
+    private void fingerprints() throws Exception {
         System.out.println("fingerprint (JMH) ...");
         Collection<RunResult> runs = new Runner(new OptionsBuilder()
                 .include(FingerprintBenchmark.class.getName())
@@ -459,31 +743,62 @@ public final class BenchmarkRun {
                 .measurementIterations(5).measurementTime(TimeValue.seconds(1))
                 .build()).run();
         StringBuilder figures = new StringBuilder();
+        boolean met = true;
         for (RunResult result : runs) {
-            String bytes = result.getParams().getParam("bytes");
-            figures.append(figures.length() == 0 ? "" : " / ")
-                    .append(String.format("%s: %.3f ms", label(Integer.parseInt(bytes)), result.getPrimaryResult().getScore() / 1000));
+            int bytes = Integer.parseInt(result.getParams().getParam("bytes"));
+            double millis = result.getPrimaryResult().getScore() / 1000;
+            double error = result.getPrimaryResult().getScoreError() / 1000;
+            figures.append(figures.length() == 0 ? "" : " / ").append(String.format("%s: %.3f ± %.3f ms (%.0f MB/s)",
+                    label(bytes), millis, error, bytes / millis / 1000));
+            met &= bytes < 100 * 1024 || bytes / millis / 1000 >= 300;
         }
-        table.put("fingerprint of a JSON body: 1 KB / 100 KB / 1 MB (100 KB ≤ 1 ms)", figures.toString());
+        target("fingerprint of a JSON body: 1 KB / 100 KB / 1 MB (≥ 300 MB/s: 100 KB ≤ 0.35 ms, 1 MB ≤ 3.5 ms)",
+                figures.toString(), met);
     }
 
     private static String label(int bytes) {
         return bytes >= 1 << 20 ? (bytes >> 20) + " MB" : (bytes >> 10) + " KB";
     }
 
-    private void print(Map<String, String> table) {
-        System.out.printf("%nIdemkey benchmark, %s, %d cores, Java %s, Payara Micro 6.2025.10, Redis 7.0 on loopback%n%n"
-                        + "| figure (target) | measured |%n| --- | --- |%n", LocalDate.now(),
-                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+    private void print(Duration took) {
+        System.out.printf("%nIdemkey benchmark, %s, %s; Payara Micro 6.2025.10, Redis %s; %d repeats of %d s; took %d min %d s%n%n"
+                        + "| figure (target) | measured | met? |%n| --- | --- | --- |%n", LocalDate.now(), machine(), redisVersion(),
+                REPEATS, MEASURED.toSeconds(), took.toMinutes(), took.toSecondsPart());
         table.forEach((figure, value) -> System.out.printf("| %s | %s |%n", figure, value));
+    }
+
+    /** Cores, processor and Java, as the tables should say. */
+    private static String machine() {
+        String cpu = "";
+        try {
+            cpu = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("");
+        } catch (IOException ignored) {
+            // not Linux: the core count says enough
+        }
+        return Runtime.getRuntime().availableProcessors() + " cores" + (cpu.isEmpty() ? "" : " (" + cpu + ")")
+                + ", Java " + System.getProperty("java.version");
+    }
+
+    private static String redisVersion() {
+        try {
+            Process version = new ProcessBuilder("redis-server", "--version").start();
+            String text = new String(version.getInputStream().readAllBytes());
+            int v = text.indexOf("v=");
+            return v < 0 ? "?" : text.substring(v + 2, text.indexOf(' ', v));
+        } catch (IOException e) {
+            return "?";
+        }
     }
 
     private void post(URI uri, String key) {
         try {
             client.send(HttpRequest.newBuilder(uri).header("Content-Type", "application/json").header("Idempotency-Key", key)
                     .POST(HttpRequest.BodyPublishers.ofString(BODY)).build(), HttpResponse.BodyHandlers.discarding());
-        } catch (Exception e) {
+        } catch (IOException e) {
             throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // a holder cancelled at the end
         }
     }
 
@@ -495,6 +810,12 @@ public final class BenchmarkRun {
         List<Double> sorted = values.stream().sorted().toList();
         int n = sorted.size();
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    private static Map<String, String> merged(Map<String, String> base, Map<String, String> more) {
+        Map<String, String> config = new LinkedHashMap<>(base);
+        config.putAll(more);
+        return config;
     }
 
     private static Path war(Path directory, String name, Map<String, String> config) {

@@ -1,6 +1,7 @@
 package io.idemkey.bench;
 
 import io.idemkey.core.Fingerprint;
+import io.idemkey.core.FingerprintBenchmarkBodies;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -29,22 +30,11 @@ public class FingerprintBenchmark {
 
     @Setup
     public void body() {
-        body = json(bytes);
+        body = FingerprintBenchmarkBodies.order(bytes).getBytes(StandardCharsets.UTF_8);
     }
 
     @Benchmark
     public byte[] fingerprint() {
         return fingerprint.of("POST", "/orders", List.of(), true, body, Set.of("clienttimestamp", "requestnonce"));
-    }
-
-    /** An order-like JSON document of about {@code size} bytes. */
-    static byte[] json(int size) {
-        StringBuilder json = new StringBuilder("{\"clientTimestamp\":\"2026-11-22T10:15:30Z\",\"items\":[");
-        for (int i = 0; json.length() < size - 40; i++) {
-            json.append(i == 0 ? "" : ",").append("{\"sku\":\"SKU-").append(10_000 + i)
-                    .append("\",\"quantity\":").append(1 + i % 5).append(",\"price\":").append(499 + i * 7)
-                    .append(".5,\"requestNonce\":\"n").append(i).append("\",\"name\":\"Article ").append(i).append("\"}");
-        }
-        return json.append("],\"total\":1}").toString().getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -9,8 +9,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntPredicate;
+import java.util.function.ToLongFunction;
 import java.util.function.Supplier;
 
 /**
@@ -20,14 +24,34 @@ import java.util.function.Supplier;
  */
 final class LoadGenerator {
 
-    /** The figures of one run. */
-    record Result(double throughput, double p50Millis, double p99Millis, long requests, long errors) {
+    /**
+     * The figures of one run; {@code cost}: what the server and Redis spent in the measured window
+     * (null where nothing was metered).
+     */
+    record Result(double throughput, double p50Millis, double p99Millis, long requests, long errors, Meters.Reading cost) {
+
+        /** The window's cost per request answered in it. */
+        double perRequest(ToLongFunction<Meters.Reading> figure) {
+            return cost == null || requests == 0 ? Double.NaN : (double) figure.applyAsLong(cost) / requests;
+        }
     }
 
     private final HttpClient client;
+    /** Reads the meters at the edges of the measured windows: its own thread, never held up by other work. */
+    private final ExecutorService meterReader = Executors.newSingleThreadExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "meter-reader");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private volatile Meters meters;
 
     LoadGenerator(HttpClient client) {
         this.client = client;
+    }
+
+    /** Meters read at the start and the end of every measured window from now on (null: none). */
+    void meter(Meters meters) {
+        this.meters = meters;
     }
 
     /**
@@ -51,6 +75,11 @@ final class LoadGenerator {
         long start = System.nanoTime();
         long measureFrom = start + warmUp.toNanos();
         long stopAt = measureFrom + measured.toNanos();
+        Meters metered = budget == Long.MAX_VALUE ? meters : null; // a run stopped by its budget may end before its window
+        CompletableFuture<Meters.Reading> cost = metered == null ? CompletableFuture.completedFuture(null)
+                : CompletableFuture.supplyAsync(metered::read, CompletableFuture.delayedExecutor(warmUp.toNanos(), TimeUnit.NANOSECONDS, meterReader))
+                .thenCompose(before -> CompletableFuture.supplyAsync(() -> metered.read().minus(before),
+                        CompletableFuture.delayedExecutor(stopAt - System.nanoTime(), TimeUnit.NANOSECONDS, meterReader)));
         List<long[]> latencies = new ArrayList<>();
         AtomicLong errors = new AtomicLong();
         List<CompletableFuture<Void>> workers = new ArrayList<>();
@@ -63,7 +92,8 @@ final class LoadGenerator {
         CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get();
         long[] all = latencies.stream().flatMapToLong(Arrays::stream).sorted().toArray();
         double seconds = measured.toNanos() / 1e9;
-        return new Result(all.length / seconds, percentile(all, 0.50), percentile(all, 0.99), all.length, errors.get());
+        return new Result(all.length / seconds, percentile(all, 0.50), percentile(all, 0.99), all.length, errors.get(),
+                cost.get());
     }
 
     private static double percentile(long[] sorted, double p) {

@@ -227,12 +227,12 @@ interface ChaosStore extends AutoCloseable {
 
         @Override
         public ServerProcess startServer(ServerProcess.Kind kind, Path war, int port) {
-            return ServerProcess.startForTestsWithPostgres(kind, List.of(war), port, postgres.port());
+            return ServerProcess.startForTestsWithPostgres(kind, List.of(war), port, postgres);
         }
 
         @Override
         public ServerProcess startSample(ServerProcess.Kind kind, Path war, int port, Map<String, String> systemProperties) {
-            return ServerProcess.startWithPostgres(kind, List.of(war), port, systemProperties, postgres.port(), List.of());
+            return ServerProcess.startWithPostgres(kind, List.of(war), port, systemProperties, postgres, List.of());
         }
 
         @Override

@@ -62,6 +62,11 @@ abstract class ChildProcessServer implements ServerProcess {
     }
 
     @Override
+    public long pid() {
+        return process.pid();
+    }
+
+    @Override
     public URI uri(String context) {
         return URI.create("http://127.0.0.1:" + port + "/" + context + "/");
     }

@@ -67,7 +67,7 @@ class ExactlyOnceIT {
     }
 
     private static ServerProcess start() {
-        ServerProcess started = ServerProcess.startForTestsWithPostgres(ServerProcess.Kind.ofThisRun(), wars, port, postgres.port());
+        ServerProcess started = ServerProcess.startForTestsWithPostgres(ServerProcess.Kind.ofThisRun(), wars, port, postgres);
         assertFalse(started.log().contains("FAILURE"), "a boot command failed: " + started.logFile());
         return started;
     }

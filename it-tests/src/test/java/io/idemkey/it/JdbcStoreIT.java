@@ -45,7 +45,7 @@ class JdbcStoreIT {
         Path directory = Files.createTempDirectory("idemkey-jdbc");
         Path war = Deployments.export(directory, StatusTableTests.deployment(JDBC));
         server = ServerProcess.startForTestsWithPostgres(ServerProcess.Kind.ofThisRun(), List.of(war),
-                ServerProcess.freePort(), postgres.port());
+                ServerProcess.freePort(), postgres);
         assertFalse(server.log().contains("FAILURE"), "a boot command failed: " + server.logFile());
     }
 
@@ -109,7 +109,7 @@ class JdbcStoreIT {
         @Override
         ServerProcess startPodA(Path war) {
             return ServerProcess.startForTestsWithPostgres(ServerProcess.Kind.ofThisRun(), List.of(war),
-                    ServerProcess.freePort(), postgres.port());
+                    ServerProcess.freePort(), postgres);
         }
 
         @Override

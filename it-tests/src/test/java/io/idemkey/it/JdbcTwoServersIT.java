@@ -26,7 +26,7 @@ class JdbcTwoServersIT extends TwoServersTests {
         Path war = Files.createTempDirectory("idemkey-two-servers-jdbc").resolve("shared.war");
         Deployments.guardedApp("shared", JdbcStoreIT.JDBC).as(ZipExporter.class).exportTo(war.toFile(), true);
         ServerProcess[] both = startBoth(kind ->
-                ServerProcess.startForTestsWithPostgres(kind, List.of(war), ServerProcess.freePort(), postgres.port()));
+                ServerProcess.startForTestsWithPostgres(kind, List.of(war), ServerProcess.freePort(), postgres));
         payara = both[0];
         liberty = both[1];
     }

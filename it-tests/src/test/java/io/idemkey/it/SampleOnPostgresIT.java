@@ -28,7 +28,7 @@ class SampleOnPostgresIT {
     static void start() {
         postgres = PostgresServer.start();
         server = ServerProcess.startWithPostgres(ServerProcess.Kind.ofThisRun(), List.of(Path.of("target", "idemkey-sample.war")),
-                ServerProcess.freePort(), SampleLauncher.POSTGRES_MODE, postgres.port(), List.of());
+                ServerProcess.freePort(), SampleLauncher.POSTGRES_MODE, postgres, List.of());
     }
 
     @AfterAll

@@ -1,5 +1,7 @@
 package io.idemkey.it;
 
+import io.idemkey.testing.PostgresServer;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -61,19 +63,19 @@ public interface ServerProcess extends AutoCloseable {
      * A server of this run's kind for the test applications, with the DataSource {@code jdbc/idemkey}
      * on a PostgreSQL: {@link #startWithPostgres}, plus Jakarta Security on Open Liberty.
      */
-    static ServerProcess startForTestsWithPostgres(Kind kind, List<Path> wars, int port, int postgresPort) {
-        return startWithPostgres(kind, wars, port, Map.of(), postgresPort, List.of("appSecurity-5.0"));
+    static ServerProcess startForTestsWithPostgres(Kind kind, List<Path> wars, int port, PostgresServer postgres) {
+        return startWithPostgres(kind, wars, port, Map.of(), postgres, List.of("appSecurity-5.0"));
     }
 
     /**
-     * A server with the DataSource {@code jdbc/idemkey} on a PostgreSQL on this machine, configured
+     * A server with the DataSource {@code jdbc/idemkey} on {@code postgres}, configured
      * the way each server's users do it: on Payara Micro a JDBC connection pool (connections
      * validated when handed out, so that the pool recovers from a database restart) and resource
      * created by post-boot commands, the driver added with {@code --addLibs}; on Open Liberty a
      * {@code <dataSource>} with the driver as a {@code <library>} (feature jdbc-4.3).
      */
     static ServerProcess startWithPostgres(Kind kind, List<Path> wars, int port, Map<String, String> systemProperties,
-                                           int postgresPort, List<String> extraLibertyFeatures) {
+                                           PostgresServer postgres, List<String> extraLibertyFeatures) {
         String driver = Path.of(System.getProperty("postgresql.driverJar", "target/postgresql.jar")).toAbsolutePath().toString();
         return switch (kind) {
             case PAYARA -> {
@@ -81,9 +83,9 @@ public interface ServerProcess extends AutoCloseable {
                 try {
                     commands = Files.createTempFile("idemkey-postboot-", ".asadmin");
                     Files.writeString(commands, """
-                            create-jdbc-connection-pool --datasourceclassname org.postgresql.ds.PGSimpleDataSource --restype javax.sql.DataSource --isconnectvalidatereq=true --validationmethod=custom-validation --validationclassname=org.glassfish.api.jdbc.validation.PostgresConnectionValidation --failconnection=true --property user=postgres:password=unused:serverName=127.0.0.1:portNumber=%d:databaseName=postgres idemkey-pool
+                            create-jdbc-connection-pool --datasourceclassname org.postgresql.ds.PGSimpleDataSource --restype javax.sql.DataSource --isconnectvalidatereq=true --validationmethod=custom-validation --validationclassname=org.glassfish.api.jdbc.validation.PostgresConnectionValidation --failconnection=true --property user=postgres:password=unused:serverName=%s:portNumber=%d:databaseName=postgres idemkey-pool
                             create-jdbc-resource --connectionpoolid idemkey-pool jdbc/idemkey
-                            """.formatted(postgresPort));
+                            """.formatted(postgres.address(), postgres.port()));
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
@@ -97,14 +99,17 @@ public interface ServerProcess extends AutoCloseable {
                         <library id="postgresql"><file name="%s"/></library>
                         <dataSource id="idemkey" jndiName="jdbc/idemkey">
                           <jdbcDriver libraryRef="postgresql"/>
-                          <properties.postgresql serverName="127.0.0.1" portNumber="%d" databaseName="postgres" user="postgres" password="unused"/>
+                          <properties.postgresql serverName="%s" portNumber="%d" databaseName="postgres" user="postgres" password="unused"/>
                         </dataSource>
-                        """.formatted(driver, postgresPort));
+                        """.formatted(driver, postgres.address(), postgres.port()));
             }
         };
     }
 
     Kind kind();
+
+    /** The id of the process started (Payara Micro: its JVM), for its CPU time and allocations. */
+    long pid();
 
     /** The base URI of an application: {@code http://127.0.0.1:<port>/<context>/}. */
     URI uri(String context);

@@ -76,7 +76,7 @@ public final class SampleLauncher {
         String serverName = kind == ServerProcess.Kind.PAYARA ? "Payara Micro" : "Open Liberty";
         System.out.println("Starting the Idemkey sample on " + serverName + " (port " + port + ") with " + store + " ...");
         ServerProcess server = postgres == null ? ServerProcess.start(kind, List.of(war), port, config)
-                : ServerProcess.startWithPostgres(kind, List.of(war), port, config, postgres.port(), List.of());
+                : ServerProcess.startWithPostgres(kind, List.of(war), port, config, postgres, List.of());
         Runtime.getRuntime().addShutdownHook(new Thread(server::kill));
         HttpResponse<Void> orders = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                 server.uri("idemkey-sample").resolve("api/orders")).build(), HttpResponse.BodyHandlers.discarding());

@@ -1,0 +1,150 @@
+package io.idemkey.bench;
+
+import com.sun.management.ThreadMXBean;
+import com.sun.tools.attach.VirtualMachine;
+import redis.clients.jedis.Jedis;
+
+import javax.management.MBeanServerConnection;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Set;
+
+/**
+ * What the application server and Redis spend, read before and after a measured window: CPU time
+ * of each process ({@code /proc/<pid>/stat}, user + system, every thread), the bytes the server's
+ * threads allocated (its {@code ThreadMXBean}, through a JMX agent the benchmark starts in it with
+ * the attach API), and the time Redis spent running commands ({@code INFO commandstats}, the sum of
+ * {@code usec}). Divided by the requests answered in the window, these are the per-request costs,
+ * steadier than throughput on a machine where load generator, server and Redis share the cores.
+ */
+final class Meters implements AutoCloseable {
+
+    /**
+     * One reading; {@link #minus} gives what a window cost. Redis's command time comes in three
+     * parts: scripts ({@code EVAL}, {@code EVALSHA}), the commands scripts call ({@code GET},
+     * {@code SET}, ...: counted on their own too, and inside their script's time), and the rest.
+     */
+    record Reading(long serverCpuNanos, long serverAllocatedBytes, long redisCpuNanos, long redisScriptMicros,
+                   long redisScriptableMicros, long redisOtherMicros) {
+
+        Reading minus(Reading before) {
+            return new Reading(serverCpuNanos - before.serverCpuNanos, serverAllocatedBytes - before.serverAllocatedBytes,
+                    redisCpuNanos - before.redisCpuNanos, redisScriptMicros - before.redisScriptMicros,
+                    redisScriptableMicros - before.redisScriptableMicros, redisOtherMicros - before.redisOtherMicros);
+        }
+
+        /**
+         * The time Redis spent in the commands clients sent, in a window: where scripts ran, their time
+         * (which holds the commands they called) and the rest; elsewhere every command's.
+         */
+        long redisCommandMicros() {
+            return redisScriptMicros > 0 ? redisScriptMicros + redisOtherMicros
+                    : redisScriptableMicros + redisOtherMicros;
+        }
+    }
+
+    private static final Set<String> SCRIPTS = Set.of("eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro");
+    /** What Idemkey's scripts call; in a window where scripts ran, these are theirs. */
+    private static final Set<String> CALLED_BY_SCRIPTS = Set.of("get", "set", "pexpire", "pttl", "del", "incr");
+
+    private static final long NANOS_PER_TICK = 1_000_000_000L / clockTicksPerSecond();
+
+    private final long serverPid;
+    private final long redisPid;
+    private final Jedis redis;
+    private final JMXConnector jmx;
+    private final ThreadMXBean threads;
+
+    /**
+     * @param serverPid the application server's JVM
+     * @param redisPid  the redis-server process, or 0 where there is none to measure
+     * @param redis     a connection to it for its command statistics, or null
+     */
+    Meters(long serverPid, long redisPid, Jedis redis) {
+        this.serverPid = serverPid;
+        this.redisPid = redisPid;
+        this.redis = redis;
+        try {
+            VirtualMachine vm = VirtualMachine.attach(Long.toString(serverPid));
+            String address;
+            try {
+                address = vm.startLocalManagementAgent();
+            } finally {
+                vm.detach();
+            }
+            jmx = JMXConnectorFactory.connect(new JMXServiceURL(address));
+            MBeanServerConnection connection = jmx.getMBeanServerConnection();
+            threads = ManagementFactory.newPlatformMXBeanProxy(connection, ManagementFactory.THREAD_MXBEAN_NAME,
+                    ThreadMXBean.class);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot attach to the server's JVM (pid " + serverPid + ")", e);
+        }
+    }
+
+    Reading read() {
+        long[] ids = threads.getAllThreadIds();
+        long allocated = Arrays.stream(threads.getThreadAllocatedBytes(ids)).filter(bytes -> bytes > 0).sum();
+        long[] commands = redis == null ? new long[3] : commandMicros();
+        return new Reading(cpuNanos(serverPid), allocated, redisPid == 0 ? 0 : cpuNanos(redisPid),
+                commands[0], commands[1], commands[2]);
+    }
+
+    /** User and system time of every thread of the process, live or ended ({@code /proc/<pid>/stat} fields 14 and 15). */
+    static long cpuNanos(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // from field 3 (state) on
+            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * NANOS_PER_TICK;
+        } catch (IOException e) {
+            throw new UncheckedIOException("no /proc for pid " + pid, e);
+        }
+    }
+
+    /** The microseconds Redis spent in commands so far: {scripts, commands scripts call, the rest} (less these readings). */
+    private long[] commandMicros() {
+        long[] micros = new long[3];
+        for (String line : redis.info("commandstats").split("\r?\n")) {
+            int at = line.indexOf("usec=");
+            if (!line.startsWith("cmdstat_") || line.startsWith("cmdstat_info:") || at < 0) {
+                continue;
+            }
+            String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+            long usec = Long.parseLong(line.substring(at + 5, line.indexOf(',', at)));
+            micros[SCRIPTS.contains(command) ? 0 : CALLED_BY_SCRIPTS.contains(command) ? 1 : 2] += usec;
+        }
+        return micros;
+    }
+
+    private static long clockTicksPerSecond() {
+        try {
+            Process getconf = new ProcessBuilder("getconf", "CLK_TCK").start();
+            String ticks = new String(getconf.getInputStream().readAllBytes()).trim();
+            getconf.waitFor();
+            return Long.parseLong(ticks);
+        } catch (IOException | NumberFormatException e) {
+            return 100; // what Linux uses nearly everywhere
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 100;
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            jmx.close();
+        } catch (IOException ignored) {
+            // the server is going away
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+}
