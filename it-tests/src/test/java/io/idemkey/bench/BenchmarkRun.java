@@ -103,7 +103,7 @@ public final class BenchmarkRun {
                 idemkey = server.uri("bench");
                 seeds = server.uri("bench-seeds");
                 uncached = server.uri("bench-uncached");
-                warmUp(idemkey, seeds, uncached);
+                warmUp(Duration.ofSeconds(5), idemkey, seeds, uncached);
                 if (ONLY.contains("throughput")) {
                     try (Meters meters = new Meters(server.pid(), redis.pid(), redis.client())) {
                         load.meter(meters);
@@ -142,11 +142,12 @@ public final class BenchmarkRun {
         print(Duration.ofNanos(System.nanoTime() - started));
     }
 
-    private void warmUp(URI... deployments) throws Exception {
+    /** Runs each deployment's bare and guarded endpoints for {@code each} (JIT, pools), not measured. */
+    private void warmUp(Duration each, URI... deployments) throws Exception {
         System.out.println("warming up (JIT, pools) ...");
         for (URI base : deployments) {
-            load.run(base.resolve("bench/bare"), BODY, 16, Duration.ZERO, Duration.ofSeconds(5), null);
-            load.run(base.resolve("bench/guarded"), BODY, 16, Duration.ZERO, Duration.ofSeconds(5), this::uniqueKey);
+            load.run(base.resolve("bench/bare"), BODY, 16, Duration.ZERO, each, null);
+            load.run(base.resolve("bench/guarded"), BODY, 16, Duration.ZERO, each, this::uniqueKey);
         }
     }
 
@@ -454,7 +455,7 @@ public final class BenchmarkRun {
                     URI netSeeds = server.uri("net-seeds");
                     URI netJdbc = server.uri("net-jdbc");
                     URI netSeed003 = server.uri("net-seed003");
-                    warmUp(net, netUncached, netSeeds, netJdbc, netSeed003);
+                    warmUp(Duration.ofSeconds(2), net, netUncached, netSeeds, netJdbc, netSeed003);
                     Supplier<String> cached = completedKeys(net);
                     Supplier<String> fromRedis = completedKeys(netUncached);
                     Supplier<String> fromJdbc = completedKeys(netJdbc);
