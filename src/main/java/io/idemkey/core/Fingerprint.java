@@ -8,9 +8,13 @@ import jakarta.json.stream.JsonParserFactory;
 
 import java.io.ByteArrayOutputStream;
 import java.io.ByteArrayInputStream;
+import java.io.CharArrayReader;
+import java.io.InputStreamReader;
+import java.io.Reader;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
@@ -115,11 +119,15 @@ public final class Fingerprint {
      * object ends (not at all when they came in order).
      */
     private Bytes canonicalOrNull(byte[] json, Set<String> excludeFields) {
-        if (json.length == 0 || !strictUtf8(json)) {
+        if (json.length == 0) {
+            return null;
+        }
+        Reader text = strictUtf8(json);
+        if (text == null) {
             return null;
         }
         Encoder encoder = new Encoder(json.length, excludeFields);
-        try (JsonParser parser = parsers.createParser(new ByteArrayInputStream(json), StandardCharsets.UTF_8)) {
+        try (JsonParser parser = parsers.createParser(text)) {
             encoder.value(parser, parser.next(), 0);
             return parser.hasNext() ? null : encoder.out;
         } catch (RuntimeException e) {
@@ -436,24 +444,37 @@ public final class Fingerprint {
         }
     }
 
+    /** Bodies up to this size are decoded into chars at once; larger ones are checked in slices and parsed from their bytes. */
+    private static final int DECODED_AT_ONCE = 64 * 1024;
+
     /**
-     * Whether the bytes are well-formed UTF-8: decoders replace malformed bytes silently, and two
-     * different bodies must never read the same. Decoded in slices into one small buffer, never
-     * into a copy of the whole body.
+     * The body as text for the parser, if it is well-formed UTF-8 (decoders replace malformed bytes
+     * silently, and two different bodies must never read the same); null if it is not. A small
+     * body is decoded into chars in one pass (cheaper than a reader's buffers); a large one is
+     * checked in slices through one small buffer and read by a decoding reader, never copied whole.
      */
-    private static boolean strictUtf8(byte[] bytes) {
+    private static Reader strictUtf8(byte[] bytes) {
         CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
+        if (bytes.length <= DECODED_AT_ONCE) {
+            try {
+                CharBuffer text = decoder.decode(ByteBuffer.wrap(bytes));
+                return new CharArrayReader(text.array(), text.arrayOffset(), text.limit());
+            } catch (CharacterCodingException e) {
+                return null;
+            }
+        }
         ByteBuffer in = ByteBuffer.wrap(bytes);
-        CharBuffer out = CharBuffer.allocate(Math.min(bytes.length, 8192));
+        CharBuffer out = CharBuffer.allocate(8192);
         while (true) {
             CoderResult result = decoder.decode(in, out, true);
             if (result.isError()) {
-                return false;
+                return null;
             }
             if (result.isUnderflow()) {
-                return !decoder.flush(out.clear()).isError();
+                return decoder.flush(out.clear()).isError() ? null
+                        : new InputStreamReader(new ByteArrayInputStream(bytes), StandardCharsets.UTF_8);
             }
             out.clear();
         }

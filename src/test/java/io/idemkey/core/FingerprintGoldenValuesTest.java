@@ -42,6 +42,10 @@ class FingerprintGoldenValuesTest {
                 json("{\"big\":1e400,\"tiny\":-1e-400}", "ca10bcad0fd67a493775111f8a7621d202b61048cb2201b7c3019302a1da2b80"),
                 json("{\"b\":{\"d\":{\"f\":1,\"e\":2},\"c\":[{\"h\":1,\"g\":2}]},\"a\":0}", "04d975a5485c50118f1905188081cde064e97af65126de9e93f8773645cd47eb"),
                 json(FingerprintBenchmarkBodies.order(2048), "67cf44cec3e5cf0ebe4957c08f4760784daad2586f775cecfa646104a0082ff2"),
+                // larger than what is decoded at once: parsed from the bytes
+                json(FingerprintBenchmarkBodies.order(100_000), "978b316350552ea3cee7ad32ed8d19988f82b436a99f1f2885c47299703f5b1e"),
+                json(FingerprintBenchmarkBodies.order(80_000).replace("Article", "Artikel \u00fc\u00df \ud83d\ude00"),
+                        "a4c568fbd070f5e3a706fa09f44a28822a5fc00c07435b4d8a84003ef1c239f1"),
                 Arguments.of("raw bytes", "POST", "/files", List.of(), false, new byte[]{0, 1, 2, (byte) 0xff}, "fb13c7abe46d3fc1add94cadae39bc408e1ddfe18258abd289da68d6fd5c7631"),
                 Arguments.of("invalid UTF-8 as JSON", "POST", "/orders", List.of(), true, new byte[]{'"', (byte) 0xc3, '"'}, "c01a73a9078540464fd50a48b4da00578665fd227017f62ee3815805210f5cb4"),
                 Arguments.of("query and path", "PATCH", "/orders/42%2F7", List.of(Map.entry("b", "2"), Map.entry("a", "1"),
