@@ -27,6 +27,7 @@ import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -171,8 +172,9 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
 
     /**
      * The entity, read once and handed on unchanged; null if it exceeds the limit. With a
-     * {@code Content-Length} (the container delivers no more than that), an array of that size;
-     * without one, read up to the limit.
+     * {@code Content-Length}, read into an array of that size, and on to the end or the limit if the
+     * stream holds more (a filter before this one decoded the body and left the header); without
+     * one, read up to the limit.
      */
     private byte[] bufferEntity(ContainerRequestContext request) throws IOException {
         int limit = settings.maxRequestBytes();
@@ -185,6 +187,16 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
         }
         InputStream in = request.getEntityStream();
         byte[] entity = in.readNBytes(declared >= 0 ? (int) declared : limit + 1);
+        if (declared >= 0 && entity.length == declared) {
+            int next = in.read();
+            if (next >= 0) {
+                byte[] rest = in.readNBytes(limit - entity.length);
+                byte[] whole = Arrays.copyOf(entity, entity.length + 1 + rest.length);
+                whole[entity.length] = (byte) next;
+                System.arraycopy(rest, 0, whole, entity.length + 1, rest.length);
+                entity = whole;
+            }
+        }
         if (entity.length > limit) {
             return null;
         }

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.zip.DeflaterOutputStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -122,6 +123,45 @@ class HostileInputIT extends ClientOfOneDeployment {
         assertEquals(413, chunked.statusCode());
         assertNotStuck(key);
         assertEquals(0, http.executions(key));
+    }
+
+    @Test
+    void aBodyAFilterDecodedIsFingerprintedWholeNotCutAtItsContentLength() {
+        String padding = "a".repeat(4000);
+        byte[] first = deflated("{\"note\":\"" + padding + "\",\"amount\":1}");
+        byte[] second = deflated("{\"note\":\"" + padding + "\",\"amount\":2}");
+        assertEquals(first.length, second.length, "both deflate to the same length: cut there, they would be the same");
+        String key = Http.newKey();
+        assertEquals(201, deflatedPost(key, first).status());
+        Http.RawResponse other = deflatedPost(key, second);
+        assertEquals(422, other.status(), "the same key with another body: " + other.head() + other.body());
+        assertEquals(1, http.executions(key));
+    }
+
+    @Test
+    void aBodyAFilterDecodedBeyondTheLimitIsRefusedWith413() {
+        byte[] twoMegabytes = deflated("{\"note\":\"" + "a".repeat(2 << 20) + "\"}");
+        String key = Http.newKey();
+        Http.RawResponse response = deflatedPost(key, twoMegabytes);
+        assertEquals(413, response.status(), twoMegabytes.length + " B deflated: " + response.head() + response.body());
+        assertNotStuck(key);
+        assertEquals(0, http.executions(key));
+    }
+
+    private Http.RawResponse deflatedPost(String key, byte[] body) {
+        return http.raw("POST {path}guarded/echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "X-Deflated-Body: yes\r\nContent-Length: " + body.length + "\r\nConnection: close\r\n"
+                + Http.KEY + ": " + key + "\r\n\r\n", body);
+    }
+
+    private static byte[] deflated(String json) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (DeflaterOutputStream deflating = new DeflaterOutputStream(out)) {
+            deflating.write(json.getBytes(StandardCharsets.UTF_8));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return out.toByteArray();
     }
 
     @Test
