@@ -48,7 +48,9 @@ public class CurrentRequest implements IdempotencyContext {
      */
     void requestEnded(@Observes @Destroyed(RequestScoped.class) Object request) {
         GuardedRequest guarded = ofThisRequest.get();
-        if (guarded == null) {
+        if (guarded == null || running.get() == guarded) {
+            // nothing guarded here; or this request's method is still running, so what ended is another
+            // request's context (an asynchronous request the method resumed, ended on this thread)
             return;
         }
         ofThisRequest.remove();
