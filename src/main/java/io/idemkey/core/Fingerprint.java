@@ -50,6 +50,8 @@ public final class Fingerprint {
     private static final byte[] VERSION = "idemkey-fingerprint-2".getBytes(StandardCharsets.US_ASCII);
     /** By name only, and stable: the values of one parameter keep their order (they bind to a List). */
     private static final Comparator<Map.Entry<String, String>> QUERY_ORDER = Map.Entry.comparingByKey();
+    /** Bodies up to this size are decoded into chars at once; larger ones are checked in slices and parsed from their bytes. */
+    private static final int DECODED_AT_ONCE = 64 * 1024;
 
     private final MessageDigest sha256 = newSha256();
     private final JsonParserFactory parsers;
@@ -122,7 +124,7 @@ public final class Fingerprint {
         if (json.length == 0) {
             return null;
         }
-        Reader text = strictUtf8(json);
+        Reader text = strictUtf8Text(json);
         if (text == null) {
             return null;
         }
@@ -444,16 +446,13 @@ public final class Fingerprint {
         }
     }
 
-    /** Bodies up to this size are decoded into chars at once; larger ones are checked in slices and parsed from their bytes. */
-    private static final int DECODED_AT_ONCE = 64 * 1024;
-
     /**
      * The body as text for the parser, if it is well-formed UTF-8 (decoders replace malformed bytes
      * silently, and two different bodies must never read the same); null if it is not. A small
      * body is decoded into chars in one pass (cheaper than a reader's buffers); a large one is
      * checked in slices through one small buffer and read by a decoding reader, never copied whole.
      */
-    private static Reader strictUtf8(byte[] bytes) {
+    private static Reader strictUtf8Text(byte[] bytes) {
         CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);

@@ -30,13 +30,13 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
+import java.util.stream.Collectors;
 
 /**
  * What idempotency costs, side by side, in one run (README, "Performance"): the no-op endpoint bare,
@@ -703,7 +703,7 @@ public final class BenchmarkRun {
     /**
      * Redis memory per completed record: used_memory before and after 10,000 of them, less the memory of
      * the clients' connections (mem_clients_normal: query and output buffers, which the server's pooled
-     * connections hold whatever the records and which varied by up to 80 B per record between runs).
+     * connections hold whatever the records and which moved the figure by up to 31 B per record between runs).
      */
     private void memory(RedisServer redis) throws Exception {
         long[] small = memoryPerRecord(redis, "bench/small");

@@ -10,6 +10,8 @@ import redis.clients.jedis.Jedis;
 
 import java.io.ByteArrayOutputStream;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -158,8 +160,8 @@ class HostileInputIT extends ClientOfOneDeployment {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (DeflaterOutputStream deflating = new DeflaterOutputStream(out)) {
             deflating.write(json.getBytes(StandardCharsets.UTF_8));
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         return out.toByteArray();
     }
