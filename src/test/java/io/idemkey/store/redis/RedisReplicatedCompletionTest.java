@@ -7,11 +7,13 @@ import io.idemkey.testing.RedisSentinels;
 import io.idemkey.testing.RedisServer;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.params.ClientKillParams;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -106,6 +108,60 @@ class RedisReplicatedCompletionTest {
         } finally {
             STORE_LOG.removeHandler(capture);
         }
+    }
+
+    /**
+     * A completion whose connection broke while it waited for the replica (the script ran, its reply
+     * never came) is sent again on a fresh connection and finds itself made: nothing is written
+     * then. Its {@code WAIT} still covers the earlier write, because Redis has it wait for every
+     * write the master made up to the command before it (not only this connection's), and so it
+     * waits in vain for the frozen replica: the completion is counted as not replicated. Were the
+     * {@code WAIT} the connection's first command, it would count the frozen replica at once.
+     */
+    @Test
+    void aCompletionRetriedAfterItsConnectionBrokeIsConfirmedOnlyByReplicasThatHaveIt() throws Exception {
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try (RedisServer master = RedisServer.start();
+             RedisServer replica = RedisServer.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+             RedisIdempotencyStore store = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(master.url(), null, null)
+                     .readTimeout(Duration.ofSeconds(10)).waitReplicas(1, Duration.ofSeconds(5)));
+             Jedis admin = master.client()) {
+            awaitLinkUp(replica);
+            String key = namespace + "retried";
+            store.acquire(key, FINGERPRINT, "owner-1", LOCK);
+            long written = master.replicationOffset();
+            // the replica has acknowledged everything so far (it does each second), so a WAIT with no write before it counts it
+            await().atMost(Duration.ofSeconds(10)).until(() -> acknowledgedOffset(admin) >= written);
+            replica.freeze();
+            try {
+                Future<Boolean> completed = caller.submit(() -> store.complete(key, "owner-1", RESPONSE, DAY));
+                String waiting = await().atMost(Duration.ofSeconds(5)).until(() -> clientBlockedInWait(admin), Objects::nonNull);
+                admin.clientKill(ClientKillParams.clientKillParams().id(waiting));
+                assertTrue(completed.get(10, TimeUnit.SECONDS), "the master has it: the response goes out");
+                assertEquals(1, store.completionsNotReplicated(), "the frozen replica never had the completion");
+            } finally {
+                replica.resume();
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                try (Jedis onReplica = replica.client()) {
+                    return onReplica.exists(key);
+                }
+            });
+        } finally {
+            caller.shutdownNow();
+        }
+    }
+
+    /** The replication offset the master's replica last acknowledged, as the master sees it. */
+    private static long acknowledgedOffset(Jedis master) {
+        return master.info("replication").lines().filter(line -> line.startsWith("slave0:")).findFirst()
+                .map(line -> Long.parseLong(line.replaceAll(".*,offset=(\\d+),.*", "$1"))).orElse(-1L);
+    }
+
+    /** The id of the client blocked in {@code WAIT}, or null. */
+    private static String clientBlockedInWait(Jedis admin) {
+        return admin.clientList().lines().filter(client -> client.contains(" cmd=wait ")).findFirst()
+                .map(client -> client.substring("id=".length(), client.indexOf(' '))).orElse(null);
     }
 
     @Test
