@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * An Open Liberty server as a child process ({@code wlp/bin/server run}, which execs the JVM, so
@@ -112,8 +113,8 @@ public final class LibertyServer extends ChildProcessServer {
         }
         ProcessBuilder builder = new ProcessBuilder(wlp.resolve("bin/server").toString(), "run", name);
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        builder.environment().put("JVM_ARGS", systemProperties.entrySet().stream()
-                .map(e -> "-D" + e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" ")));
+        builder.environment().put("JVM_ARGS", Stream.concat(ServerProcess.testJvmOptions().stream(), systemProperties.entrySet()
+                .stream().map(e -> "-D" + e.getKey() + "=" + e.getValue())).collect(Collectors.joining(" ")));
         LibertyServer server = new LibertyServer(port, wars.stream()
                 .map(war -> war.getFileName().toString().replaceFirst("\\.war$", "")).toList());
         server.start(builder, "Open Liberty");

@@ -20,6 +20,7 @@ public final class PayaraMicroServer extends ChildProcessServer {
     static PayaraMicroServer start(List<Path> wars, int port, Map<String, String> systemProperties, List<String> options) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(ServerProcess.testJvmOptions());
         systemProperties.forEach((name, value) -> command.add("-D" + name + "=" + value));
         command.addAll(List.of("-jar", System.getProperty("payara.microJar", "target/payara-micro.jar"),
                 "--nocluster", "--port", Integer.toString(port)));

@@ -130,6 +130,16 @@ public interface ServerProcess extends AutoCloseable {
         kill();
     }
 
+    /**
+     * JVM options for the servers of a test run ({@code -Didemkey.test.serverJvmOptions}, set by each
+     * failsafe execution: options that start a short-lived server sooner); none elsewhere, so the
+     * benchmark and the sample measure and run servers as configured by default.
+     */
+    static List<String> testJvmOptions() {
+        String options = System.getProperty("idemkey.test.serverJvmOptions", "").strip();
+        return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
+    }
+
     static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
