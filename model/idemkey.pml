@@ -25,7 +25,7 @@
  *
  * The code this models, by revision (ProtocolModelTest fails when one of them changes and this
  * list does not: review the matching operation below, then record the new revision here):
- *   revision record.lua sha256:52c74103756ab76b
+ *   revision record.lua sha256:3858f5e505bcaa15
  *   revision JdbcIdempotencyStore.acquire sha256:0281089ffeae34c5
  *   revision JdbcIdempotencyStore.completing sha256:4e2d8d3f3bc1a91f
  *   revision JdbcIdempotencyStore.completeInTransaction sha256:ab8372d374791455
@@ -197,7 +197,7 @@ inline lua_acquire(t, res) {
 inline lua_complete(t, x, ok) {
   if
   :: st == FREE -> ok = false
-  :: st == DONE -> ok = (owner == t)     /* completed by this token before: a retried call */
+  :: st == DONE -> ok = (owner == t)     /* completed by this token before: a retried call (record.lua writes the record again unchanged, for WAIT) */
 #ifdef BUG_COMPLETE_NO_OWNER
   :: st == PROG -> record_done(t, x); ok = true
 #else

@@ -158,10 +158,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * The completion script; with {@code wait-replicas}, followed in the same round trip by
      * {@code WAIT} on the same connection (in a cluster: to the record's master), which returns once
      * that many replicas have everything this connection wrote, the completion included, or at the
-     * timeout. Redis marks a connection's offset after each command, writing or not, at the master's
-     * offset: so a completion retried after its reply was lost, which finds itself made and writes
-     * nothing, still waits for the earlier write. The script must therefore come first: a
-     * {@code WAIT} as a fresh connection's first command waits for nothing. A completion the replicas did not all acknowledge in time is logged and counted, and
+     * timeout. A completion retried after its reply was lost finds itself made by the same owner
+     * and writes the record again as it is, so that its {@code WAIT} also covers the first write:
+     * from Redis 7.2 on, a connection that wrote nothing has nothing to wait for, and its
+     * {@code WAIT} counts every replica at once (up to 7.0, any command before it would do). A completion the replicas did not all acknowledge in time is logged and counted, and
      * still reported: the master has it, and the caller's response must go out.
      */
     @Override

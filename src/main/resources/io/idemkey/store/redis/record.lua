@@ -70,7 +70,14 @@ if operation == 'complete' then
     return 0
   end
   if state == 'C' then
-    return token == string.sub(ARGV[2], 1, 8) and 1 or 0
+    if token ~= string.sub(ARGV[2], 1, 8) then
+      return 0
+    end
+    -- this token's own completion, retried after its reply was lost: written again as it is, so
+    -- that a WAIT after it on this connection also waits for the first write (from Redis 7.2 on,
+    -- WAIT only waits for what its own connection wrote)
+    redis.call('SET', key, record, 'KEEPTTL')
+    return 1
   end
   if token ~= ARGV[2] then
     return 0
