@@ -161,8 +161,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * timeout. A completion retried after its reply was lost finds itself made by the same owner
      * and writes the record again as it is, so that its {@code WAIT} also covers the first write:
      * from Redis 7.2 on, a connection that wrote nothing has nothing to wait for, and its
-     * {@code WAIT} counts every replica at once (up to 7.0, any command before it would do). A completion the replicas did not all acknowledge in time is logged and counted, and
-     * still reported: the master has it, and the caller's response must go out.
+     * {@code WAIT} counts every replica at once (up to 7.0, any command before it would do). A
+     * completion the replicas did not all acknowledge in time is logged and counted, and still
+     * reported: the master has it, and the caller's response must go out.
      */
     @Override
     public boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl) {
