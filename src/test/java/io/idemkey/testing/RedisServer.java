@@ -207,6 +207,14 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /** How far this master's first replica has acknowledged its replication stream, as the master last heard; -1 without one. */
+    public long acknowledgedByReplica() {
+        try (Jedis jedis = client()) {
+            return jedis.info("replication").lines().filter(line -> line.startsWith("slave0:")).findFirst()
+                    .map(line -> Long.parseLong(line.replaceAll(".*,offset=(\\d+),.*", "$1"))).orElse(-1L);
+        }
+    }
+
     private static long infoField(String info, String name) {
         for (String line : info.split("\r?\n")) {
             if (line.startsWith(name + ":")) {

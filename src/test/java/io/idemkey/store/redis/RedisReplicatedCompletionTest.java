@@ -131,7 +131,7 @@ class RedisReplicatedCompletionTest {
             store.acquire(key, FINGERPRINT, "owner-1", LOCK);
             long written = master.replicationOffset();
             // the replica has acknowledged everything so far (it does each second), so a WAIT with no write before it counts it
-            await().atMost(Duration.ofSeconds(10)).until(() -> acknowledgedOffset(admin) >= written);
+            await().atMost(Duration.ofSeconds(10)).until(() -> master.acknowledgedByReplica() >= written);
             replica.freeze();
             try {
                 Future<Boolean> completed = caller.submit(() -> store.complete(key, "owner-1", RESPONSE, DAY));
@@ -154,12 +154,6 @@ class RedisReplicatedCompletionTest {
         } finally {
             caller.shutdownNow();
         }
-    }
-
-    /** The replication offset the master's replica last acknowledged, as the master sees it. */
-    private static long acknowledgedOffset(Jedis master) {
-        return master.info("replication").lines().filter(line -> line.startsWith("slave0:")).findFirst()
-                .map(line -> Long.parseLong(line.replaceAll(".*,offset=(\\d+),.*", "$1"))).orElse(-1L);
     }
 
     /** The id of the client blocked in {@code WAIT}, or null. */
