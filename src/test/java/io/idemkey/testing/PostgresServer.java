@@ -3,6 +3,7 @@ package io.idemkey.testing;
 import org.postgresql.ds.PGSimpleDataSource;
 
 import javax.sql.DataSource;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -14,7 +15,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * A private PostgreSQL cluster for a test, on a free port, so that the test can stop it to simulate
@@ -65,7 +68,7 @@ public final class PostgresServer implements AutoCloseable {
         if (ROOT) {
             server.run("chown", "postgres:postgres", server.directory.toString());
         }
-        server.runAsPostgres("initdb", "-D", server.data.toString(), "-U", "postgres", "-A", "trust", "-E", "UTF8",
+        server.runAsPostgres(program("initdb"), "-D", server.data.toString(), "-U", "postgres", "-A", "trust", "-E", "UTF8",
                 "--no-sync");
         if (!host.equals(Host.LOOPBACK)) {
             server.trustEveryAddress(); // clients reach a server on another host from an address of their own
@@ -136,7 +139,7 @@ public final class PostgresServer implements AutoCloseable {
     /** Stops the cluster at once (as an outage would: connections drop); its data stays. */
     public synchronized void stop() {
         if (Files.exists(data.resolve("postmaster.pid"))) {
-            runAsPostgres("pg_ctl", "-D", data.toString(), "-m", "immediate", "-w", "stop");
+            runAsPostgres(program("pg_ctl"), "-D", data.toString(), "-m", "immediate", "-w", "stop");
         }
     }
 
@@ -152,7 +155,7 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     private void startProcess() {
-        runAsPostgresOnHost("pg_ctl", "-D", data.toString(), "-l", directory.resolve("postgres.log").toString(),
+        runAsPostgresOnHost(program("pg_ctl"), "-D", data.toString(), "-l", directory.resolve("postgres.log").toString(),
                 // fsync off (unless durable): the operating system keeps what a stopped server wrote; a
                 // commit is never acknowledged before its WAL is written (a stop must not lose what a
                 // test saw committed). pg_stat_statements: tests count the statements a request costs.
@@ -160,6 +163,36 @@ public final class PostgresServer implements AutoCloseable {
                         + (durable ? "" : " -c fsync=off -c full_page_writes=off")
                         + " -c shared_preload_libraries=pg_stat_statements",
                 "-w", "start");
+    }
+
+    /**
+     * A server program of PostgreSQL's: from the {@code PATH}, else from the newest
+     * {@code /usr/lib/postgresql/<version>/bin}, where Debian installs them off the {@code PATH}.
+     */
+    static String program(String name) {
+        for (String directory : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            if (!directory.isEmpty() && Files.isExecutable(Path.of(directory, name))) {
+                return name;
+            }
+        }
+        Path versions = Path.of("/usr/lib/postgresql");
+        try (Stream<Path> installed = Files.isDirectory(versions) ? Files.list(versions) : Stream.empty()) {
+            return installed.map(version -> version.resolve("bin").resolve(name))
+                    .filter(Files::isExecutable)
+                    .max(Comparator.comparingInt(PostgresServer::majorVersion))
+                    .map(Path::toString)
+                    .orElse(name);
+        } catch (IOException e) {
+            return name;
+        }
+    }
+
+    private static int majorVersion(Path program) {
+        try {
+            return Integer.parseInt(program.getParent().getParent().getFileName().toString());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     private void runAsPostgres(String... command) {
@@ -188,7 +221,7 @@ public final class PostgresServer implements AutoCloseable {
                 throw new IllegalStateException(String.join(" ", command) + " failed; see " + directory.resolve("commands.log"));
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + command[0] + " (is PostgreSQL installed?)", e);
+            throw new UncheckedIOException("cannot run " + String.join(" ", command) + " (is PostgreSQL installed? it-tests/install-prerequisites installs it)", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
