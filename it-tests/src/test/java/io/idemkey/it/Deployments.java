@@ -1,6 +1,7 @@
 package io.idemkey.it;
 
 import io.idemkey.it.app.TestApplication;
+import io.idemkey.it.jpa.JpaApplication;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
@@ -31,6 +32,21 @@ public final class Deployments {
         config.putAll(extraConfig);
         return ShrinkWrap.create(WebArchive.class, name + ".war")
                 .addPackage(TestApplication.class.getPackage())
+                .addAsResource(new StringAsset(properties(config)), "META-INF/microprofile-config.properties")
+                .addAsLibraries(libraries());
+    }
+
+    /**
+     * The JPA test application ({@code io.idemkey.it.jpa}): entities persisted through a JTA
+     * persistence unit on {@code jdbc/idemkey}, guarded with the JDBC store on the same DataSource.
+     */
+    public static WebArchive jpaApp(String name) {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("idempotency.store", "jdbc");
+        config.put("idempotency.jdbc.datasource", "jdbc/idemkey");
+        return ShrinkWrap.create(WebArchive.class, name + ".war")
+                .addPackage(JpaApplication.class.getPackage())
+                .addAsResource("jpa/persistence.xml", "META-INF/persistence.xml")
                 .addAsResource(new StringAsset(properties(config)), "META-INF/microprofile-config.properties")
                 .addAsLibraries(libraries());
     }

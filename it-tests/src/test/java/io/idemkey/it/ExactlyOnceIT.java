@@ -1,6 +1,7 @@
 package io.idemkey.it;
 
 import io.idemkey.it.app.ExactlyOnceResource;
+import io.idemkey.it.jpa.JpaChargeResource;
 import io.idemkey.testing.PostgresServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -47,11 +48,13 @@ class ExactlyOnceIT {
     static void startServer() throws Exception {
         postgres = PostgresServer.start();
         postgres.execute(ExactlyOnceResource.ddl());
+        postgres.execute(JpaChargeResource.ddl());
         Path directory = Files.createTempDirectory("idemkey-exactly-once");
         wars = List.of(
                 Deployments.export(directory, Deployments.guardedApp("once", Map.of("idempotency.store", "jdbc",
                         "idempotency.jdbc.datasource", ExactlyOnceResource.DATA_SOURCE))),
-                Deployments.export(directory, Deployments.guardedApp("once-redis", Map.of())));
+                Deployments.export(directory, Deployments.guardedApp("once-redis", Map.of())),
+                Deployments.export(directory, Deployments.jpaApp("once-jpa")));
         port = ServerProcess.freePort();
         server = start();
     }
@@ -67,7 +70,8 @@ class ExactlyOnceIT {
     }
 
     private static ServerProcess start() {
-        ServerProcess started = ServerProcess.startForTestsWithPostgres(ServerProcess.Kind.ofThisRun(), wars, port, postgres);
+        ServerProcess started = ServerProcess.startWithPostgres(ServerProcess.Kind.ofThisRun(), wars, port, Map.of(),
+                postgres, List.of("appSecurity-5.0", "persistence-3.1"));
         assertFalse(started.log().contains("FAILURE"), "a boot command failed: " + started.logFile());
         return started;
     }
@@ -274,6 +278,82 @@ class ExactlyOnceIT {
         Http restarted = new Http(server.uri("once"));
         assertEquals("returned transfer " + id + " effect " + effectId(id), transfer(restarted, id, null));
         assertEquals(1, effects(id), "exactly one effect");
+    }
+
+    /**
+     * JPA writes a persisted entity when the persistence context flushes, at commit, after the
+     * method returned (with a sequence id, {@code persist()} mostly touches no table at all): the
+     * record still commits with it. The server halts right after the commit; after the restart the
+     * retry is replayed and the entity exists once.
+     */
+    @Test
+    @Order(8)
+    void aJpaEntityPersistedWithoutFlushCommitsWithTheRecordAndACrashAfterTheCommitIsReplayed() throws Exception {
+        for (String ids : List.of("sequence", "identity")) {
+            String key = Http.newKey();
+            Http http = new Http(server.uri("once-jpa"));
+            assertThrows(RuntimeException.class, () -> http.send(jpaCharge(http, ids, key, "crash")), "the server halts");
+            server.await();
+            assertEquals(1, jpaEffects(ids, key), ids + ": the entity committed before the crash");
+            server = start();
+            Http restarted = new Http(server.uri("once-jpa"));
+            HttpResponse<String> retry = restarted.send(jpaCharge(restarted, ids, key, null));
+            assertEquals(201, retry.statusCode(), retry.body());
+            assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null), ids + ": replayed");
+            assertEquals(1, jpaEffects(ids, key), ids + ": exactly one entity");
+        }
+    }
+
+    /** A JPA request that outlived its lease: its entity is never flushed, the client gets 409. */
+    @ParameterizedTest
+    @ValueSource(strings = {"sequence", "identity"})
+    @Order(8)
+    void aJpaRequestThatLostItsLeaseRollsBackItsEntity(String ids) throws Exception {
+        Http http = new Http(server.uri("once-jpa"));
+        String key = Http.newKey();
+        CompletableFuture<HttpResponse<String>> slow = CompletableFuture.supplyAsync(() -> http.send(jpaCharge(http, ids, key, "hold")));
+        await().atMost(Duration.ofSeconds(30)).until(() -> http.get("jpa/held?key=" + key).body().equals("true"));
+        assertEquals(1, postgres.queryLong("WITH expired AS (UPDATE idempotency_keys SET expires_at = now() - INTERVAL"
+                + " '1 second' WHERE record_key LIKE '%' || ? AND NOT completed RETURNING 1) SELECT count(*) FROM expired", key));
+        HttpResponse<String> winner = http.send(jpaCharge(http, ids, key, null));
+        assertEquals(201, winner.statusCode(), winner.body());
+
+        http.send(http.request("jpa/resume?key=" + key).POST(HttpRequest.BodyPublishers.noBody()).build());
+        HttpResponse<String> loser = slow.get(60, TimeUnit.SECONDS);
+        assertEquals(409, loser.statusCode(), loser.body());
+        assertEquals("https://idemkey.io/problems/key-taken-over", Http.json(loser).getString("type"));
+        assertEquals(1, jpaEffects(ids, key), "the loser's entity was never written");
+        HttpResponse<String> retry = http.send(jpaCharge(http, ids, key, null));
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(1, jpaEffects(ids, key));
+    }
+
+    /** A JPA transaction marked rollback-only: the 201 goes out, nothing is recorded, the retry runs. */
+    @ParameterizedTest
+    @ValueSource(strings = {"sequence", "identity"})
+    @Order(8)
+    void aJpaAnswerWhoseTransactionRolledBackIsNotRecorded(String ids) {
+        Http http = new Http(server.uri("once-jpa"));
+        String key = Http.newKey();
+        assertEquals(201, http.send(jpaCharge(http, ids, key, "rollback-only")).statusCode());
+        assertEquals(0, jpaEffects(ids, key), "rolled back");
+        HttpResponse<String>[] retry = new HttpResponse[1];
+        await().atMost(Duration.ofSeconds(10)).until(() -> (retry[0] = http.send(jpaCharge(http, ids, key, null))).statusCode() != 409);
+        assertEquals(201, retry[0].statusCode(), retry[0].body());
+        assertTrue(retry[0].headers().firstValue("Idempotent-Replayed").isEmpty());
+        assertEquals(1, jpaEffects(ids, key));
+    }
+
+    private static HttpRequest jpaCharge(Http http, String ids, String key, String then) {
+        HttpRequest.Builder request = http.request("jpa/charge/" + ids).header(Http.KEY, key);
+        if (then != null) {
+            request.header("X-Then", then);
+        }
+        return request.POST(HttpRequest.BodyPublishers.noBody()).build();
+    }
+
+    private static long jpaEffects(String ids, String key) {
+        return postgres.queryLong("SELECT count(*) FROM jpa_" + ids + "_charges WHERE idemkey = ?", key);
     }
 
     private static String transfer(Http http, String id, String then) {

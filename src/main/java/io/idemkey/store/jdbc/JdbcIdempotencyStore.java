@@ -123,18 +123,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                  WHERE record_key = ? AND owner_token = ? AND (completed OR expires_at > statement_timestamp())
                 """.formatted(table);
         this.complete = completing;
-        // In the caller's transaction only if it is one: a transaction of this database that already
-        // wrote (the effects) and reads committed data (a REPEATABLE READ or SERIALIZABLE snapshot
-        // would fail on the lease renewals committed since it began). Otherwise nothing is written.
+        // In the caller's transaction only if it is one: a transaction of this database that has a
+        // transaction id (it wrote, or was given one: see completeInTransaction) and reads committed
+        // data (a REPEATABLE READ or SERIALIZABLE snapshot would fail on the lease renewals committed
+        // since it began). Otherwise nothing is written.
         this.completeInTransaction = """
                 WITH tx AS (
-                  SELECT txid_current_if_assigned() IS NOT NULL
-                         AND current_setting('transaction_isolation') = 'read committed' AS joined
+                  SELECT txid_current_if_assigned() IS NOT NULL AS has_id,
+                         current_setting('transaction_isolation') = 'read committed' AS read_committed
                 ), completed AS (
-                  %s  AND (SELECT joined FROM tx)
+                  %s  AND (SELECT has_id AND read_committed FROM tx)
                   RETURNING 1
                 )
-                SELECT (SELECT joined FROM tx), EXISTS (SELECT 1 FROM completed)
+                SELECT has_id, read_committed, EXISTS (SELECT 1 FROM completed) FROM tx
                 """.formatted(completing.strip());
         this.release = """
                 WITH released AS (
@@ -289,32 +290,67 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * The completing statement on the connection the container enlists in the caller's JTA
      * transaction (a transactional DataSource, the default of Payara's JDBC resources and Liberty's
      * {@code <dataSource>}, hands out the transaction's connection while one is active). The same
-     * statement checks that it really runs in that transaction: one of this database that already
-     * wrote the method's effects, at READ COMMITTED. Whether a connection is enlisted cannot be
-     * asked through JDBC (Liberty's report auto-commit mode even then), so the database is asked.
+     * statement checks that it really runs in that transaction, at READ COMMITTED. Whether a
+     * connection is enlisted cannot be asked through JDBC (Liberty's report auto-commit mode even
+     * then), so the database is asked: a transaction that already has a transaction id is one
+     * (autocommit gives every statement a new transaction, which has none when it begins). One that
+     * has not written yet (JPA writes at commit, when the persistence context flushes) is given an
+     * id by one statement ({@code txid_current()}) and asked again by the next: inside a
+     * transaction the id is still there, in autocommit it is gone with the statement that took it.
+     * So the record joins whatever the method wrote, or will write, in the transaction.
      */
     @Override
     public TransactionalCompletion completeInTransaction(String recordKey, String ownerToken, byte[] response,
                                                          Duration ttl) {
         createPendingTable();
-        TransactionalCompletion outcome = query(completeInTransaction, "complete", statement -> {
+        TransactionalCompletion outcome;
+        try (Connection connection = connection("complete")) {
+            InTransaction first = completeInTransaction(connection, recordKey, ownerToken, response, ttl);
+            if (first.outcome() == null && first.readCommitted()) {
+                try (Statement statement = connection.createStatement()) {
+                    statement.setQueryTimeout(timeoutSeconds);
+                    statement.execute("SELECT txid_current()");
+                }
+                outcome = completeInTransaction(connection, recordKey, ownerToken, response, ttl).outcomeOrNotJoined();
+            } else {
+                outcome = first.outcomeOrNotJoined();
+            }
+        } catch (SQLException e) {
+            throw failure("complete", e);
+        }
+        if (outcome == TransactionalCompletion.NOT_JOINED && warnedNotJoined.compareAndSet(false, true)) {
+            LOG.warning("Idemkey records responses after their transaction, not in it: the DataSource's connection"
+                    + " was not enlisted in the guarded method's JTA transaction, or the transaction is not READ"
+                    + " COMMITTED (see README, The JDBC store)");
+        }
+        return outcome;
+    }
+
+    /** What one completing statement in the caller's transaction found: {@code outcome} null if it could not join. */
+    private record InTransaction(TransactionalCompletion outcome, boolean readCommitted) {
+        TransactionalCompletion outcomeOrNotJoined() {
+            return outcome == null ? TransactionalCompletion.NOT_JOINED : outcome;
+        }
+    }
+
+    private InTransaction completeInTransaction(Connection connection, String recordKey, String ownerToken,
+                                                byte[] response, Duration ttl) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(completeInTransaction)) {
+            statement.setQueryTimeout(timeoutSeconds);
             statement.setBytes(1, response);
             statement.setLong(2, millis(ttl));
             statement.setString(3, recordKey);
             statement.setString(4, ownerToken);
-        }, row -> {
-            row.next();
-            if (!row.getBoolean(1)) {
-                return TransactionalCompletion.NOT_JOINED;
+            try (ResultSet row = statement.executeQuery()) {
+                row.next();
+                boolean hasId = row.getBoolean(1);
+                boolean readCommitted = row.getBoolean(2);
+                if (!hasId || !readCommitted) {
+                    return new InTransaction(null, readCommitted);
+                }
+                return new InTransaction(row.getBoolean(3) ? TransactionalCompletion.JOINED : TransactionalCompletion.LOST, true);
             }
-            return row.getBoolean(2) ? TransactionalCompletion.JOINED : TransactionalCompletion.LOST;
-        });
-        if (outcome == TransactionalCompletion.NOT_JOINED && warnedNotJoined.compareAndSet(false, true)) {
-            LOG.warning("Idemkey records responses after their transaction, not in it: the transaction of a guarded"
-                    + " method did not write to " + table + "'s database through this DataSource, or is not READ"
-                    + " COMMITTED, or the DataSource is not enlisted in JTA (see README, The JDBC store)");
         }
-        return outcome;
     }
 
     @Override

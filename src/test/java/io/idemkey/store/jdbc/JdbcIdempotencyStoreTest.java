@@ -14,6 +14,7 @@ import javax.sql.DataSource;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -177,17 +178,13 @@ class JdbcIdempotencyStoreTest extends IdempotencyStoreContract {
     }
 
     @Test
-    void outsideAWritingReadCommittedTransactionNothingIsJoinedAndNothingWritten() throws SQLException {
+    void outsideAReadCommittedTransactionNothingIsJoinedAndNothingWritten() throws SQLException {
         String key = key("not-joined");
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
         // auto-commit: the record would commit before the effects (a DataSource not enlisted in JTA)
         assertEquals(TransactionalCompletion.NOT_JOINED, store.completeInTransaction(key, "owner", RESPONSE, DAY));
         try (Connection transaction = postgres.dataSource().getConnection()) {
             transaction.setAutoCommit(false);
-            // a transaction that wrote nothing here: the effects went elsewhere
-            assertEquals(TransactionalCompletion.NOT_JOINED,
-                    inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
-            transaction.rollback();
             transaction.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             writeEffects(transaction);
             // its snapshot would refuse the lease renewals committed since it began
@@ -197,6 +194,41 @@ class JdbcIdempotencyStoreTest extends IdempotencyStoreContract {
         }
         assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "retry", LONG_LOCK));
         assertTrue(store.complete(key, "owner", RESPONSE, DAY), "still the owner's to complete");
+    }
+
+    /**
+     * JPA writes its entities when the persistence context flushes, at commit, after the method
+     * returned: a transaction that has written nothing yet when the record is completed still joins,
+     * and the record commits, or rolls back, with what it writes afterwards.
+     */
+    @Test
+    void aTransactionThatWritesOnlyAfterTheCompletionJoinsAndCommitsOrRollsBackWithIt() throws SQLException {
+        postgres.execute("CREATE TABLE IF NOT EXISTS later_effects (idem_key TEXT NOT NULL)");
+        for (boolean commit : new boolean[] {true, false}) {
+            String key = key("flushed-later-" + commit);
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
+            try (Connection transaction = postgres.dataSource().getConnection()) {
+                transaction.setAutoCommit(false);
+                assertEquals(TransactionalCompletion.JOINED,
+                        inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
+                try (PreparedStatement flush = transaction.prepareStatement("INSERT INTO later_effects VALUES (?)")) {
+                    flush.setString(1, key);
+                    flush.executeUpdate();
+                }
+                if (commit) {
+                    transaction.commit();
+                } else {
+                    transaction.rollback();
+                }
+            }
+            assertEquals(commit ? 1 : 0, postgres.queryLong("SELECT count(*) FROM later_effects WHERE idem_key = ?", key));
+            AcquireResult retry = store.acquire(key, FINGERPRINT, "retry", LONG_LOCK);
+            if (commit) {
+                assertArrayEquals(RESPONSE, assertInstanceOf(AcquireResult.Completed.class, retry).response());
+            } else {
+                assertInstanceOf(AcquireResult.InProgress.class, retry, "the owner's again, to release");
+            }
+        }
     }
 
     @Test
