@@ -12,8 +12,9 @@
  *   (default)        the Redis store: record.lua
  *   JDBC             the JDBC store, the record completed in the method's transaction
  *                    (completeInTransaction, JOINED): exactly-once effects
- *   JDBC NOT_JOINED  the JDBC store, the record completed after the commit (a transaction that
- *                    did not write to the store's database): at-most-once execution, as Redis
+ *   JDBC NOT_JOINED  the JDBC store, the record completed after the commit (a connection not
+ *                    enlisted in the transaction, or not READ COMMITTED): at-most-once execution,
+ *                    as Redis
  *   STRICT_ONCE      also asserts "the effect happens at most once" where the code does not
  *                    promise it (Redis, NOT_JOINED): the check must find the window
  *   NO_FENCING_CHECK drops the fencing assertions, to see a seeded bug's consequence further on
@@ -28,9 +29,9 @@
  *   revision record.lua sha256:3858f5e505bcaa15
  *   revision JdbcIdempotencyStore.acquire sha256:0281089ffeae34c5
  *   revision JdbcIdempotencyStore.completing sha256:4e2d8d3f3bc1a91f
- *   revision JdbcIdempotencyStore.completeInTransaction sha256:ab8372d374791455
+ *   revision JdbcIdempotencyStore.completeInTransaction sha256:9b6dde8de5a07c2f
  *   revision JdbcIdempotencyStore.release sha256:e17ad7f9e40b26db
- *   revision JdbcIdempotencyStore.renew sha256:b718bd548832d773
+ *   revision JdbcIdempotencyStore.renew sha256:609833e6be6955b7
  *   revision JdbcIdempotencyStore.deleteExpired sha256:602846c925aceb87
  *
  * Left out on purpose (each is one branch of the code that cannot change the properties here):
@@ -294,6 +295,8 @@ inline sql_renew(t, ok) {
 #else
   :: st == PROG && owner == t && left > 0 && lockedBy == NONE -> printf("MSC: token %d renews\n", t); accepted(t); left = LOCK; ok = true
 #endif
+  /* ours and alive in the statement's snapshot, but locked (SKIP LOCKED): "unknown", never lost */
+  :: st == PROG && owner == t && left > 0 && lockedBy != NONE -> held = true
   :: else -> ok = false
   fi
 }
@@ -360,12 +363,12 @@ inline renewals(s, t) {
          :: fate != CALL_DOWN -> store_renew(t, ok);
             if
             :: ok && fate == CALL_OK -> believes(s)
-            :: !ok && fate == CALL_OK -> lost = true; lease[s] = 0
+            :: !ok && !held && fate == CALL_OK -> lost = true; lease[s] = 0
             :: else
             fi
          :: else
          fi;
-         ok = false; fate = 0
+         ok = false; held = false; fate = 0
        }
      }
   :: break
@@ -436,7 +439,7 @@ inline set_step() {
 
 proctype Server(byte s) {
   byte c, a, t, x, res, fate, i;
-  bool ok, lost, waiting;
+  bool ok, lost, waiting, held;
 end:
   do
   :: {

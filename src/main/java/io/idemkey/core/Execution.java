@@ -3,6 +3,7 @@ package io.idemkey.core;
 import io.idemkey.core.IdempotencyMetrics.Event;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
+import io.idemkey.spi.Renewal;
 import io.idemkey.spi.TransactionalCompletion;
 
 import java.time.Clock;
@@ -108,10 +109,16 @@ public final class Execution {
         return new Lease(recordKey, ownerToken, policy.lockTtl());
     }
 
-    /** The store's answer to a renewal sent at {@code sentAt}: extended, or lost to expiry or another owner. */
-    void renewed(boolean extended, Instant sentAt) {
-        if (extended) {
+    /**
+     * The store's answer to a renewal sent at {@code sentAt}: extended; lost to expiry or another
+     * owner; or unknown (the record was held by a transaction, such as this execution's own
+     * completion being committed: the lease stays as it was, and the next renewal tries again).
+     */
+    void renewed(Renewal renewal, Instant sentAt) {
+        if (renewal == Renewal.RENEWED) {
             leaseExpiresAt = sentAt.plus(policy.lockTtl());
+        } else if (renewal == Renewal.UNKNOWN) {
+            log(Level.FINE, "renew-deferred", "reason=\"the record is held by a transaction\"");
         } else if (state.compareAndSet(State.RUNNING, State.LOST)) {
             stopRenewing();
             metrics.count(Event.LOST_LEASE, endpoint);

@@ -4,6 +4,7 @@ import io.idemkey.core.IdempotencyMetrics.Event;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.RateLimit;
+import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 
 import java.security.SecureRandom;
@@ -144,18 +145,18 @@ public final class IdempotencyEngine {
 
     private void renew(List<Execution> batch) {
         Instant sentAt = clock.instant();
-        boolean[] extended;
+        Renewal[] renewals;
         try {
-            extended = store.renew(batch.stream().map(Execution::lease).toList());
+            renewals = store.renew(batch.stream().map(Execution::lease).toList());
         } catch (RuntimeException e) {
             batch.forEach(execution -> execution.renewalFailed(e));
             return;
         }
-        if (extended.length != batch.size()) {
-            throw new IllegalStateException(store + " answered " + extended.length + " renewals for " + batch.size());
+        if (renewals.length != batch.size()) {
+            throw new IllegalStateException(store + " answered " + renewals.length + " renewals for " + batch.size());
         }
-        for (int i = 0; i < extended.length; i++) {
-            batch.get(i).renewed(extended[i], sentAt);
+        for (int i = 0; i < renewals.length; i++) {
+            batch.get(i).renewed(renewals[i], sentAt);
         }
     }
 

@@ -4,6 +4,7 @@ import io.idemkey.core.IdempotencyMetrics.Exporter;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
+import io.idemkey.spi.Renewal;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.TransactionalCompletion;
 
@@ -63,12 +64,12 @@ public final class TimedStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
+    public Renewal renew(String recordKey, String ownerToken, Duration lockTtl) {
         return timed("renew", () -> delegate.renew(recordKey, ownerToken, lockTtl));
     }
 
     @Override
-    public boolean[] renew(List<Lease> leases) {
+    public Renewal[] renew(List<Lease> leases) {
         return timed("renew", () -> delegate.renew(leases));
     }
 

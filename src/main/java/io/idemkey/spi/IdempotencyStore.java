@@ -102,27 +102,29 @@ public interface IdempotencyStore extends AutoCloseable {
      * Extends an in-progress record's life to {@code lockTtl} from now, if it is still owned by
      * {@code ownerToken}.
      *
-     * @return {@code true} if the lease was extended, {@code false} if it was lost
+     * @return {@link Renewal#RENEWED} if the lease was extended, {@link Renewal#LOST} if it was lost,
+     *         {@link Renewal#UNKNOWN} if the store could not look at the record without waiting (a
+     *         store whose records can be held by a transaction)
      */
-    boolean renew(String recordKey, String ownerToken, Duration lockTtl);
+    Renewal renew(String recordKey, String ownerToken, Duration lockTtl);
 
     /**
      * {@link #renew(String, String, Duration)} for several leases at once, each compare-and-set on
      * its own owner token as if renewed alone, in as few round trips as the store can (Redis: one,
-     * pipelined; JDBC: one batch), so that the leases due together are never renewed one slow round
-     * trip after the other. This default renews them one by one: a store with a network between it
-     * and its data should override it.
+     * pipelined; JDBC: one statement), so that the leases due together are never renewed one slow
+     * round trip after the other. This default renews them one by one: a store with a network
+     * between it and its data should override it.
      *
-     * @return for each lease, in order, whether it was extended ({@code false}: lost)
+     * @return for each lease, in order, what its renewal did
      * @throws StoreUnavailableException if the store could not be reached (no lease is known renewed)
      */
-    default boolean[] renew(List<Lease> leases) {
-        boolean[] renewed = new boolean[leases.size()];
-        for (int i = 0; i < renewed.length; i++) {
+    default Renewal[] renew(List<Lease> leases) {
+        Renewal[] renewals = new Renewal[leases.size()];
+        for (int i = 0; i < renewals.length; i++) {
             Lease lease = leases.get(i);
-            renewed[i] = renew(lease.recordKey(), lease.ownerToken(), lease.lockTtl());
+            renewals[i] = renew(lease.recordKey(), lease.ownerToken(), lease.lockTtl());
         }
-        return renewed;
+        return renewals;
     }
 
     /**

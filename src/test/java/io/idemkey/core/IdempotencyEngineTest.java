@@ -5,6 +5,7 @@ import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
 import io.idemkey.spi.RateLimit;
+import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.store.memory.InMemoryIdempotencyStore;
 import io.idemkey.testing.FlakyStore;
@@ -473,7 +474,7 @@ class IdempotencyEngineTest {
         }
 
         @Override
-        public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
+        public Renewal renew(String recordKey, String ownerToken, Duration lockTtl) {
             throw down();
         }
 
@@ -623,12 +624,12 @@ class IdempotencyEngineTest {
         }
 
         @Override
-        public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
+        public Renewal renew(String recordKey, String ownerToken, Duration lockTtl) {
             return renew(List.of(new Lease(recordKey, ownerToken, lockTtl)))[0];
         }
 
         @Override
-        public boolean[] renew(List<Lease> leases) {
+        public Renewal[] renew(List<Lease> leases) {
             renewCalls.incrementAndGet();
             clock.advance(callTime); // the reply arrives this much later; the store applies it then
             return delegate.renew(leases);
@@ -799,7 +800,7 @@ class IdempotencyEngineTest {
         }
 
         @Override
-        public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
+        public Renewal renew(String recordKey, String ownerToken, Duration lockTtl) {
             return delegate.renew(recordKey, ownerToken, lockTtl);
         }
 

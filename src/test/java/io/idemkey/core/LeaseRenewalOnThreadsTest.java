@@ -2,6 +2,7 @@ package io.idemkey.core;
 
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
+import io.idemkey.spi.Renewal;
 import io.idemkey.store.memory.InMemoryIdempotencyStore;
 import io.idemkey.testing.FlakyStore;
 import org.junit.jupiter.api.Test;
@@ -76,12 +77,12 @@ class LeaseRenewalOnThreadsTest {
         }
 
         @Override
-        public boolean[] renew(List<Lease> leases) {
+        public Renewal[] renew(List<Lease> leases) {
             int now = inFlight.incrementAndGet();
             mostAtOnce.accumulateAndGet(now, Math::max);
             try {
                 Thread.sleep(CALL_TIME.toMillis());
-                boolean[] extended = super.renew(leases);
+                Renewal[] extended = super.renew(leases);
                 renewed.addAndGet(leases.size());
                 return extended;
             } catch (InterruptedException e) {

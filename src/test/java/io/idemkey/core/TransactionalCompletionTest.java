@@ -3,6 +3,8 @@ package io.idemkey.core;
 import io.idemkey.core.IdempotencyMetrics.Event;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.Lease;
+import io.idemkey.spi.Renewal;
 import io.idemkey.spi.TransactionalCompletion;
 import io.idemkey.store.memory.InMemoryIdempotencyStore;
 import io.idemkey.testing.FlakyStore;
@@ -57,6 +59,25 @@ class TransactionalCompletionTest {
         assertInstanceOf(Decision.Replay.class, engine.begin("k1", "k1", FINGERPRINT, POLICY, "POST /x"));
     }
 
+    /**
+     * A renewal sent just before the completion is written in the transaction finds the record held
+     * by it: the store answers "unknown", and the execution goes on and commits its record.
+     */
+    @Test
+    void aRenewalThatFindsTheRecordHeldByATransactionLeavesTheLeaseAsItWas() {
+        Execution execution = begin("k5");
+        store.held = true;
+        scheduler.advance(POLICY.renewalInterval());
+        assertEquals(1, store.heldRenewals, "renewed while held");
+        assertTrue(execution.isRunning(), "not lost");
+        assertEquals(0, metrics.get(Event.LOST_LEASE));
+        store.held = false;
+        assertEquals(TransactionalCompletion.JOINED, execution.completeInTransaction(CREATED));
+        store.commit();
+        execution.transactionEnded(true);
+        assertEquals(1, metrics.get(Event.COMPLETED));
+    }
+
     @Test
     void aTransactionThatRollsBackLeavesTheOutcomeUnrecordedAndTheKeyIsReleased() {
         Execution execution = begin("k2");
@@ -102,6 +123,9 @@ class TransactionalCompletionTest {
 
         private final IdempotencyStore delegate;
         private Runnable pending;
+        /** A transaction holds every record: renewals cannot look at them. */
+        volatile boolean held;
+        int heldRenewals;
 
         TransactionalStore(IdempotencyStore delegate) {
             super(delegate);
@@ -115,11 +139,20 @@ class TransactionalCompletionTest {
 
         @Override
         public TransactionalCompletion completeInTransaction(String recordKey, String ownerToken, byte[] response, Duration ttl) {
-            if (!delegate.renew(recordKey, ownerToken, LOCK_TTL)) { // still ours: the CAS the real store does
+            if (delegate.renew(recordKey, ownerToken, LOCK_TTL) != Renewal.RENEWED) { // still ours: the CAS the real store does
                 return TransactionalCompletion.LOST;
             }
             pending = () -> delegate.complete(recordKey, ownerToken, response, ttl);
             return TransactionalCompletion.JOINED;
+        }
+
+        @Override
+        public Renewal[] renew(List<Lease> leases) {
+            if (held) {
+                heldRenewals++;
+                return leases.stream().map(lease -> Renewal.UNKNOWN).toArray(Renewal[]::new);
+            }
+            return super.renew(leases);
         }
 
         void commit() {

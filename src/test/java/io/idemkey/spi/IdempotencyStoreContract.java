@@ -208,7 +208,7 @@ public abstract class IdempotencyStoreContract {
 
         assertFalse(store.complete(key, "owner-1", "stale".getBytes(), DAY));
         assertFalse(store.release(key, "owner-1"));
-        assertFalse(store.renew(key, "owner-1", LONG_LOCK));
+        assertEquals(Renewal.LOST, store.renew(key, "owner-1", LONG_LOCK));
         assertStillInProgress(key);
 
         assertTrue(store.complete(key, "owner-2", RESPONSE, DAY));
@@ -224,7 +224,7 @@ public abstract class IdempotencyStoreContract {
         assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
         assertTrue(store.complete(key, "owner-1", "second".getBytes(), DAY), "a retried call whose reply was lost");
         assertFalse(store.release(key, "owner-1"));
-        assertFalse(store.renew(key, "owner-1", LONG_LOCK));
+        assertEquals(Renewal.LOST, store.renew(key, "owner-1", LONG_LOCK));
         assertCompletedWith(key, RESPONSE);
     }
 
@@ -234,7 +234,7 @@ public abstract class IdempotencyStoreContract {
         acquire(key, FINGERPRINT, "owner-1");
         assertFalse(store.complete(key, "intruder", "x".getBytes(), DAY));
         assertFalse(store.release(key, "intruder"));
-        assertFalse(store.renew(key, "intruder", LONG_LOCK));
+        assertEquals(Renewal.LOST, store.renew(key, "intruder", LONG_LOCK));
         assertStillInProgress(key);
         assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
     }
@@ -243,7 +243,7 @@ public abstract class IdempotencyStoreContract {
     void completingOrRenewingAnUnknownKeyReportsALostLeaseReleasingItReportsTheKeyFree() {
         String key = key("unknown");
         assertFalse(store.complete(key, "owner-1", RESPONSE, DAY));
-        assertFalse(store.renew(key, "owner-1", LONG_LOCK));
+        assertEquals(Renewal.LOST, store.renew(key, "owner-1", LONG_LOCK));
         assertTrue(store.release(key, "owner-1"), "the key is free, which is what release is for");
         assertInstanceOf(AcquireResult.Acquired.class, acquire(key, FINGERPRINT, "owner-2"));
     }
@@ -256,7 +256,7 @@ public abstract class IdempotencyStoreContract {
         store.acquire(key, FINGERPRINT, "owner-1", shortLock);
         awaitExpiry(writtenAt, shortLock,
                 () -> store.acquire(key, OTHER_FINGERPRINT, "owner-2", LONG_LOCK) instanceof AcquireResult.Acquired);
-        assertFalse(store.renew(key, "owner-1", LONG_LOCK));
+        assertEquals(Renewal.LOST, store.renew(key, "owner-1", LONG_LOCK));
     }
 
     @Test
@@ -285,7 +285,7 @@ public abstract class IdempotencyStoreContract {
         String key = key("renew");
         Duration shortLock = shortTtl();
         store.acquire(key, FINGERPRINT, "owner-1", shortLock);
-        assertTrue(store.renew(key, "owner-1", LONG_LOCK));
+        assertEquals(Renewal.RENEWED, store.renew(key, "owner-1", LONG_LOCK));
         AcquireResult.InProgress inProgress = assertInstanceOf(AcquireResult.InProgress.class,
                 acquire(key, FINGERPRINT, "owner-2"));
         assertTrue(inProgress.remainingLease().compareTo(Duration.ofSeconds(30)) > 0, inProgress.toString());
@@ -303,14 +303,15 @@ public abstract class IdempotencyStoreContract {
         store.acquire(completed, FINGERPRINT, "owner-3", LONG_LOCK);
         assertTrue(store.complete(completed, "owner-3", RESPONSE, DAY));
 
-        boolean[] renewed = store.renew(List.of(
+        Renewal[] renewed = store.renew(List.of(
                 new Lease(owned, "owner-1", LONG_LOCK),
                 new Lease(taken, "stale-owner", LONG_LOCK),
                 new Lease(completed, "owner-3", LONG_LOCK),
                 new Lease(unknown, "owner-4", LONG_LOCK),
                 new Lease(taken, "owner-2", LONG_LOCK)));
 
-        assertArrayEquals(new boolean[]{true, false, false, false, true}, renewed, "in the order asked");
+        assertArrayEquals(new Renewal[]{Renewal.RENEWED, Renewal.LOST, Renewal.LOST, Renewal.LOST, Renewal.RENEWED}, renewed,
+                "in the order asked");
         AcquireResult.InProgress inProgress = assertInstanceOf(AcquireResult.InProgress.class,
                 acquire(owned, FINGERPRINT, "owner-5"));
         assertTrue(inProgress.remainingLease().compareTo(Duration.ofSeconds(30)) > 0, inProgress.toString());

@@ -3,6 +3,7 @@ package io.idemkey.testing;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.RateLimit;
+import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 
 import java.time.Duration;
@@ -76,7 +77,7 @@ public class FlakyStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
+    public Renewal renew(String recordKey, String ownerToken, Duration lockTtl) {
         check("renew");
         renewals.incrementAndGet();
         return delegate.renew(recordKey, ownerToken, lockTtl);

@@ -2,6 +2,7 @@ package io.idemkey.bench;
 
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.Renewal;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -91,8 +92,8 @@ public class Seed003Store implements IdempotencyStore {
 
     /** The seed has no lease to renew. */
     @Override
-    public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
-        return true;
+    public Renewal renew(String recordKey, String ownerToken, Duration lockTtl) {
+        return Renewal.RENEWED;
     }
 
     private boolean update(String sql, byte[] response, String recordKey) {

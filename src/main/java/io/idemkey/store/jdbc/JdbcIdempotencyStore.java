@@ -3,6 +3,7 @@ package io.idemkey.store.jdbc;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
+import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.spi.TransactionalCompletion;
 
@@ -144,13 +145,31 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 SELECT EXISTS (SELECT 1 FROM released)
                     OR NOT EXISTS (SELECT 1 FROM %1$s WHERE record_key = ? AND expires_at > now())
                 """.formatted(table);
-        // A row locked by a transaction is its owner's completion being committed, or a takeover:
-        // either way there is nothing to renew, and the renewal must not wait (it shares a thread with
-        // every other lease).
+        // Every lease of a batch in one statement: a row still ours and alive is locked and extended;
+        // one locked by a transaction is skipped, not waited for (the renewals share a few threads
+        // with every other lease), and answered "unknown" if the statement's snapshot shows it ours
+        // and alive (its owner's completion being committed, another renewal of it), else "lost"
+        // (a takeover or a cleanup locks only expired rows). 1 renewed, 0 unknown, -1 lost.
         this.renew = """
-                UPDATE %1$s SET expires_at = now() + ? * INTERVAL '1 millisecond'
-                 WHERE record_key IN (SELECT record_key FROM %1$s WHERE record_key = ? AND owner_token = ?
-                                         AND NOT completed AND expires_at > now() FOR UPDATE SKIP LOCKED)
+                WITH p AS (
+                  SELECT * FROM unnest(?::TEXT[], ?::TEXT[], ?::BIGINT[]) WITH ORDINALITY AS p(k, o, lease_ms, i)
+                ), alive AS (
+                  SELECT p.i, r.record_key FROM p JOIN %1$s r ON r.record_key = p.k AND r.owner_token = p.o
+                   WHERE NOT r.completed AND r.expires_at > now()
+                ), locked AS (
+                  SELECT r.record_key FROM %1$s r JOIN alive a ON r.record_key = a.record_key
+                   WHERE NOT r.completed AND r.expires_at > now()
+                     FOR UPDATE OF r SKIP LOCKED
+                ), renewed AS (
+                  UPDATE %1$s AS r SET expires_at = now() + p.lease_ms * INTERVAL '1 millisecond'
+                    FROM p, locked l
+                   WHERE r.record_key = l.record_key AND p.k = l.record_key AND r.owner_token = p.o
+                  RETURNING p.i
+                )
+                SELECT p.i, CASE WHEN EXISTS (SELECT 1 FROM renewed n WHERE n.i = p.i) THEN 1
+                                 WHEN EXISTS (SELECT 1 FROM alive a WHERE a.i = p.i) THEN 0
+                                 ELSE -1 END
+                  FROM p ORDER BY p.i
                 """.formatted(table);
         // Locks only expired rows, skipping those another cleaner or an acquire holds; checks expiry
         // again on the locked row (an acquire may have taken it over in between).
@@ -384,31 +403,31 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
-        return update(renew, "renew", statement -> {
-            statement.setLong(1, millis(lockTtl));
-            statement.setString(2, recordKey);
-            statement.setString(3, ownerToken);
-        });
+    public Renewal renew(String recordKey, String ownerToken, Duration lockTtl) {
+        return renew(List.of(new Lease(recordKey, ownerToken, lockTtl)))[0];
     }
 
-    /** The renew statement once per lease, sent as one JDBC batch (one round trip with PostgreSQL's driver). */
+    /** Every lease in one statement (one round trip), each compare-and-set on its own token. */
     @Override
-    public boolean[] renew(List<Lease> leases) {
+    public Renewal[] renew(List<Lease> leases) {
+        Renewal[] renewals = new Renewal[leases.size()];
+        if (leases.isEmpty()) {
+            return renewals;
+        }
         try (Connection connection = connection("renew"); PreparedStatement statement = connection.prepareStatement(renew)) {
             statement.setQueryTimeout(timeoutSeconds);
-            for (Lease lease : leases) {
-                statement.setLong(1, millis(lease.lockTtl()));
-                statement.setString(2, lease.recordKey());
-                statement.setString(3, lease.ownerToken());
-                statement.addBatch();
+            statement.setArray(1, connection.createArrayOf("text", leases.stream().map(Lease::recordKey).toArray()));
+            statement.setArray(2, connection.createArrayOf("text", leases.stream().map(Lease::ownerToken).toArray()));
+            statement.setArray(3, connection.createArrayOf("bigint",
+                    leases.stream().map(lease -> millis(lease.lockTtl())).toArray()));
+            try (ResultSet rows = statement.executeQuery()) {
+                for (int i = 0; i < renewals.length; i++) {
+                    rows.next();
+                    int outcome = rows.getInt(2);
+                    renewals[i] = outcome > 0 ? Renewal.RENEWED : outcome == 0 ? Renewal.UNKNOWN : Renewal.LOST;
+                }
             }
-            int[] counts = statement.executeBatch();
-            boolean[] renewed = new boolean[leases.size()];
-            for (int i = 0; i < renewed.length; i++) {
-                renewed[i] = counts[i] == 1;
-            }
-            return renewed;
+            return renewals;
         } catch (SQLException e) {
             throw failure("renew", e);
         }

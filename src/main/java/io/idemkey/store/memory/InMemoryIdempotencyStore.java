@@ -3,6 +3,7 @@ package io.idemkey.store.memory;
 import io.idemkey.core.RequestWindows;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.Renewal;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.StoreUnavailableException;
 
@@ -141,7 +142,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
+    public Renewal renew(String recordKey, String ownerToken, Duration lockTtl) {
         Instant now = clock.instant();
         boolean[] applied = new boolean[1];
         records.computeIfPresent(recordKey, (k, existing) -> {
@@ -151,7 +152,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             applied[0] = true;
             return new Entry(false, existing.fingerprint(), ownerToken, null, now.plus(lockTtl));
         });
-        return applied[0];
+        return applied[0] ? Renewal.RENEWED : Renewal.LOST;
     }
 
     private static boolean ownedBy(Entry entry, String ownerToken, Instant now) {

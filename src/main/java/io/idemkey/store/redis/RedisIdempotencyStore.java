@@ -4,6 +4,7 @@ import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
 import io.idemkey.spi.RateLimit;
+import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.ConnectionPool;
@@ -252,8 +253,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
-        return applied(run(recordKey, RENEW, bytes(ownerToken), millis(lockTtl)));
+    public Renewal renew(String recordKey, String ownerToken, Duration lockTtl) {
+        return renewal(run(recordKey, RENEW, bytes(ownerToken), millis(lockTtl)));
     }
 
     /**
@@ -261,18 +262,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * that holds some of them), each still its own script call on its own record.
      */
     @Override
-    public boolean[] renew(List<Lease> leases) {
+    public Renewal[] renew(List<Lease> leases) {
         List<Object> replies;
         try {
             replies = execute(client -> renewals(client, leases, RECORD.sha1()));
         } catch (JedisNoScriptException e) {
             replies = execute(client -> renewals(client, leases, null));
         }
-        boolean[] renewed = new boolean[leases.size()];
+        Renewal[] renewed = new Renewal[leases.size()];
         for (int i = 0; i < renewed.length; i++) {
-            renewed[i] = applied(replies.get(i));
+            renewed[i] = renewal(replies.get(i));
         }
         return renewed;
+    }
+
+    /** A renewal's reply: Redis runs every script alone, so a record is never held (no {@link Renewal#UNKNOWN}). */
+    private static Renewal renewal(Object reply) {
+        return applied(reply) ? Renewal.RENEWED : Renewal.LOST;
     }
 
     /**

@@ -3,6 +3,8 @@ package io.idemkey.store.jdbc;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.IdempotencyStoreContract;
+import io.idemkey.spi.Lease;
+import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.spi.TransactionalCompletion;
 import io.idemkey.testing.PostgresServer;
@@ -18,6 +20,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -229,6 +232,45 @@ class JdbcIdempotencyStoreTest extends IdempotencyStoreContract {
                 assertInstanceOf(AcquireResult.InProgress.class, retry, "the owner's again, to release");
             }
         }
+    }
+
+    /**
+     * A renewal that finds the row held by a transaction does not wait for it (renewals share a few
+     * threads with every lease) and does not call the lease lost: it is its owner's own completion
+     * being committed, or another renewal of the same lease.
+     */
+    @Test
+    void aRenewalOfARowTheOwnersCompletionHoldsIsUnknownNotLost() throws SQLException {
+        String key = key("renew-held-by-completion");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
+        try (Connection transaction = transactionThatWroteEffects()) {
+            assertEquals(TransactionalCompletion.JOINED,
+                    inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
+            assertEquals(Renewal.UNKNOWN, store.renew(key, "owner", LONG_LOCK));
+            transaction.commit();
+        }
+        assertEquals(Renewal.LOST, store.renew(key, "owner", LONG_LOCK), "completed: nothing left to renew");
+        assertArrayEquals(RESPONSE, assertInstanceOf(AcquireResult.Completed.class,
+                store.acquire(key, FINGERPRINT, "retry", LONG_LOCK)).response());
+    }
+
+    @Test
+    void aRenewalOfARowAnotherRenewalHoldsIsUnknownAndOfAnExpiredOneLost() throws SQLException {
+        String held = key("renew-held-by-renewal");
+        String expired = key("renew-held-expired");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(held, FINGERPRINT, "owner", LONG_LOCK));
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(expired, FINGERPRINT, "owner", shortTtl()));
+        sleep(shortTtl().toMillis() + 100);
+        try (Connection transaction = postgres.dataSource().getConnection()) {
+            transaction.setAutoCommit(false);
+            try (Statement lock = transaction.createStatement()) { // as a renewal or a takeover holds rows
+                lock.execute("SELECT 1 FROM idempotency_keys WHERE record_key IN ('" + held + "', '" + expired + "') FOR UPDATE");
+            }
+            assertArrayEquals(new Renewal[] {Renewal.UNKNOWN, Renewal.LOST}, store.renew(List.of(
+                    new Lease(held, "owner", LONG_LOCK), new Lease(expired, "owner", LONG_LOCK))));
+            transaction.rollback();
+        }
+        assertEquals(Renewal.RENEWED, store.renew(held, "owner", LONG_LOCK));
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.idemkey.store.memory;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.IdempotencyStoreContract;
+import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.testing.ManualClock;
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,7 @@ class InMemoryIdempotencyStoreTest extends IdempotencyStoreContract {
         Duration lock = Duration.ofSeconds(30);
         store.acquire(key, FINGERPRINT, "owner-1", lock);
         clock.advance(Duration.ofSeconds(25));
-        assertTrue(store.renew(key, "owner-1", lock));
+        assertEquals(Renewal.RENEWED, store.renew(key, "owner-1", lock));
         clock.advance(Duration.ofSeconds(29));
         AcquireResult.InProgress inProgress = assertInstanceOf(AcquireResult.InProgress.class,
                 store.acquire(key, FINGERPRINT, "owner-2", lock));
@@ -63,7 +64,7 @@ class InMemoryIdempotencyStoreTest extends IdempotencyStoreContract {
         String key = key("renew-too-late");
         store.acquire(key, FINGERPRINT, "owner-1", Duration.ofSeconds(30));
         clock.advance(Duration.ofSeconds(30));
-        assertFalse(store.renew(key, "owner-1", Duration.ofSeconds(30)));
+        assertEquals(Renewal.LOST, store.renew(key, "owner-1", Duration.ofSeconds(30)));
         assertFalse(store.complete(key, "owner-1", RESPONSE, DAY));
     }
 

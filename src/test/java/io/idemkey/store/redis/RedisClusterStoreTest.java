@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 
+import static io.idemkey.testing.Renewals.extended;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -135,12 +136,12 @@ class RedisClusterStoreTest extends RedisStoreContract {
         Arrays.fill(expected, 0, 60, true);
 
         List<RedisServer> masters = cluster.masters();
-        long[] reads = socketReadsPerMaster(masters, () -> assertArrayEquals(expected, store.renew(leases)));
+        long[] reads = socketReadsPerMaster(masters, () -> assertArrayEquals(expected, extended(store.renew(leases))));
 
         for (int m = 0; m < reads.length; m++) {
             assertTrue(reads[m] >= 1 && reads[m] <= 2, "master " + m + " read about 20 renewals in " + reads[m] + " round trips");
         }
-        assertEquals(Map.of("evalsha", 61L), clusterCommands(() -> assertArrayEquals(expected, store.renew(leases))),
+        assertEquals(Map.of("evalsha", 61L), clusterCommands(() -> assertArrayEquals(expected, extended(store.renew(leases)))),
                 "one script call per lease, nothing else");
         passTime(shortTtl().multipliedBy(3));
         for (int i = 0; i < 60; i++) {
@@ -226,14 +227,14 @@ class RedisClusterStoreTest extends RedisStoreContract {
 
             RedisCluster.Migration migration = cluster.beginMigration(slot, target);
             assertEquals(4, migration.moveKeys(4)); // half of the keys on the target: ASK for those
-            Map<String, Long> sent = clusterCommands(() -> assertArrayEquals(allRenewed, waiting.renew(leases)));
+            Map<String, Long> sent = clusterCommands(() -> assertArrayEquals(allRenewed, extended(waiting.renew(leases))));
             assertTrue(sent.getOrDefault("asking", 0L) >= 4, "each key already moved was followed to its new master: " + sent);
             assertTrue(waiting.complete(keys.get(0), "owner", RESPONSE, DAY), "a completion of a key already moved");
             assertTrue(waiting.complete(keys.get(7), "owner", RESPONSE, DAY), "a completion of a key not moved yet");
             migration.finish(); // the client's slot map is now stale: MOVED
 
             assertTrue(waiting.complete(keys.get(1), "owner", RESPONSE, DAY), "a completion after the slot moved");
-            assertArrayEquals(new boolean[]{false, false, true, true, true, true, true, false}, waiting.renew(leases),
+            assertArrayEquals(new boolean[]{false, false, true, true, true, true, true, false}, extended(waiting.renew(leases)),
                     "the completed keys' leases are over, the others renewed");
             assertEquals(0, waiting.completionsNotReplicated(), "every completion waited for its replica on its master");
             for (String key : List.of(keys.get(0), keys.get(1), keys.get(7))) {

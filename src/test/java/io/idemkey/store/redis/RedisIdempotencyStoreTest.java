@@ -4,6 +4,7 @@ import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
 import io.idemkey.spi.RateLimit;
+import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.testing.RedisMonitor;
 import io.idemkey.testing.RedisServer;
@@ -27,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import static io.idemkey.testing.Renewals.extended;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -110,7 +112,7 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         long afterAcquire = pttl(key);
         assertTrue(afterAcquire > 0 && afterAcquire <= 30_000, "PTTL after acquire: " + afterAcquire);
 
-        assertTrue(store.renew(key, "owner-1", Duration.ofSeconds(45)));
+        assertEquals(Renewal.RENEWED, store.renew(key, "owner-1", Duration.ofSeconds(45)));
         long afterRenew = pttl(key);
         assertTrue(afterRenew > 30_000 && afterRenew <= 45_000, "PTTL after renew: " + afterRenew);
 
@@ -235,7 +237,7 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         warmUp();
         String key = key("round-trips-release");
         store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK);
-        assertEquals(List.of("evalsha"), roundTrips(() -> assertTrue(store.renew(key, "owner-1", LONG_LOCK))));
+        assertEquals(List.of("evalsha"), roundTrips(() -> assertEquals(Renewal.RENEWED, store.renew(key, "owner-1", LONG_LOCK))));
         assertEquals(List.of("evalsha"), roundTrips(() -> assertTrue(store.release(key, "owner-1"))));
     }
 
@@ -247,12 +249,12 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         long socketReads;
         try (Jedis stats = server.client()) {
             long before = RedisServer.socketReads(stats);
-            renewed = store.renew(leases);
+            renewed = extended(store.renew(leases));
             socketReads = RedisServer.socketReads(stats) - before - 1; // less this INFO's own read
         }
         assertArrayEquals(allTrue(50), renewed);
         assertTrue(socketReads <= 2, "Redis read the 50 renewals in " + socketReads + " socket reads");
-        assertEquals(Collections.nCopies(50, "evalsha"), roundTrips(() -> assertArrayEquals(allTrue(50), store.renew(leases))),
+        assertEquals(Collections.nCopies(50, "evalsha"), roundTrips(() -> assertArrayEquals(allTrue(50), extended(store.renew(leases)))),
                 "one script call per lease, nothing else");
     }
 
@@ -263,9 +265,9 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         try (Jedis jedis = server.client()) {
             jedis.scriptFlush();
         }
-        List<String> sent = roundTrips(() -> assertArrayEquals(allTrue(3), store.renew(leases)));
+        List<String> sent = roundTrips(() -> assertArrayEquals(allTrue(3), extended(store.renew(leases))));
         assertEquals(List.of("evalsha", "evalsha", "evalsha", "eval", "eval", "eval"), sent);
-        assertEquals(Collections.nCopies(3, "evalsha"), roundTrips(() -> assertArrayEquals(allTrue(3), store.renew(leases))),
+        assertEquals(Collections.nCopies(3, "evalsha"), roundTrips(() -> assertArrayEquals(allTrue(3), extended(store.renew(leases)))),
                 "EVAL cached the script again");
     }
 

@@ -2,6 +2,7 @@ package io.idemkey.it.app;
 
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.Renewal;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -74,8 +75,8 @@ public class CheckThenLockStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean renew(String recordKey, String ownerToken, Duration lockTtl) {
-        return redis().pexpire(recordKey, lockTtl.toMillis()) == 1;
+    public Renewal renew(String recordKey, String ownerToken, Duration lockTtl) {
+        return redis().pexpire(recordKey, lockTtl.toMillis()) == 1 ? Renewal.RENEWED : Renewal.LOST;
     }
 
     @Override
