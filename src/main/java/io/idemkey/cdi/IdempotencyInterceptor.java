@@ -6,8 +6,6 @@ import io.idemkey.core.Execution;
 import io.idemkey.core.StoredResponse;
 import io.idemkey.jaxrs.Problems;
 import io.idemkey.jaxrs.ResultRenderer;
-import io.idemkey.spi.StoreUnavailableException;
-import io.idemkey.spi.TransactionalCompletion;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -124,20 +122,16 @@ public class IdempotencyInterceptor {
         if (response.isEmpty()) {
             return;
         }
-        TransactionalCompletion outcome;
-        try {
-            outcome = execution.completeInTransaction(response.get());
-        } catch (StoreUnavailableException e) {
-            transactions.setRollbackOnly();
-            throw new WebApplicationException(e, PROBLEMS.problem(Problems.Type.STORE_UNAVAILABLE, "The request's"
-                    + " outcome could not be recorded with its effects, so they were undone. Retry with the same key.",
-                    runtime.settings().unavailableRetryAfter()));
-        }
-        if (outcome == TransactionalCompletion.LOST) {
-            transactions.setRollbackOnly();
-            throw new WebApplicationException(PROBLEMS.problem(Problems.Type.KEY_TAKEN_OVER, "This request outlived"
-                    + " its key's lease, so its effects were undone: another request with the same key may have run"
-                    + " meanwhile. Retry with the same key to receive the outcome."));
+        CompletionWithEffects.Outcome outcome = runtime.completionWithEffects().complete(execution, response.get());
+        switch (outcome.result()) {
+            case FAILED -> throw new WebApplicationException(outcome.failure(), PROBLEMS.problem(
+                    Problems.Type.STORE_UNAVAILABLE, "The request's outcome could not be recorded with its effects, so"
+                            + " they were undone. Retry with the same key.", runtime.settings().unavailableRetryAfter()));
+            case LOST -> throw new WebApplicationException(PROBLEMS.problem(Problems.Type.KEY_TAKEN_OVER, "This request"
+                    + " outlived its key's lease, so its effects were undone: another request with the same key may have"
+                    + " run meanwhile. Retry with the same key to receive the outcome."));
+            case JOINED, NOT_JOINED -> {
+            }
         }
     }
 

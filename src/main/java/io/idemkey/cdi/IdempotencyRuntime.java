@@ -84,6 +84,7 @@ public class IdempotencyRuntime {
     private IdempotentCalls calls;
     private Jsonb jsonb;
     private TransactionalStoreCalls callStoreCalls;
+    private CompletionWithEffects completionWithEffects;
     private final Map<Method, IdempotentMethod> idempotentMethods = new ConcurrentHashMap<>();
     private final Map<ResourceMethod, IdempotencyPolicy> resolved = new ConcurrentHashMap<>();
 
@@ -119,13 +120,15 @@ public class IdempotencyRuntime {
         }
         if (store instanceof JdbcIdempotencyStore table && !settings.jdbc().cleanupInterval().isZero()) {
             scheduler.everyInterval(settings.jdbc().cleanupInterval(),
-                    new ExpiredRowsCleanup(table, settings.jdbc().cleanupBatchSize(), engine.metrics()));
+                    new ExpiredRowsCleanup(table, settings.jdbc().cleanupBatchSize(), engine.metrics(), scheduler));
         }
         transactions = jta();
         fingerprint = new Fingerprint();
         jsonb = JsonbBuilder.create();
         calls = new IdempotentCalls(engine, fingerprint, jsonb, settings.keyPrefix(), settings.maxKeyLength());
-        callStoreCalls = new TransactionalStoreCalls(transactions, store, scheduler, settings.unavailableRetryAfter());
+        completionWithEffects = new CompletionWithEffects(transactions, store);
+        callStoreCalls = new TransactionalStoreCalls(transactions, store, completionWithEffects, scheduler,
+                settings.unavailableRetryAfter());
         LOG.info(() -> "Idemkey started: " + settings);
     }
 
@@ -211,6 +214,11 @@ public class IdempotencyRuntime {
     /** Idempotent calls of {@code @Idempotent} methods and {@code Idempotency}, on this runtime's engine. */
     IdempotentCalls calls() {
         return calls;
+    }
+
+    /** Records a guarded method's outcome inside its JTA transaction. */
+    CompletionWithEffects completionWithEffects() {
+        return completionWithEffects;
     }
 
     /** A call's store work around the transaction it runs in. */

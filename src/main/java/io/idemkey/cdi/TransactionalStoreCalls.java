@@ -7,8 +7,6 @@ import io.idemkey.core.IdempotentCalls;
 import io.idemkey.core.Scheduler;
 import io.idemkey.core.StoredResponse;
 import io.idemkey.spi.IdempotencyStore;
-import io.idemkey.spi.StoreUnavailableException;
-import io.idemkey.spi.TransactionalCompletion;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,12 +29,15 @@ final class TransactionalStoreCalls implements IdempotentCalls.StoreCalls {
 
     private final Transactions transactions;
     private final IdempotencyStore store;
+    private final CompletionWithEffects completionWithEffects;
     private final Scheduler scheduler;
     private final Duration unavailableRetryAfter;
 
-    TransactionalStoreCalls(Transactions transactions, IdempotencyStore store, Scheduler scheduler, Duration unavailableRetryAfter) {
+    TransactionalStoreCalls(Transactions transactions, IdempotencyStore store, CompletionWithEffects completionWithEffects,
+                            Scheduler scheduler, Duration unavailableRetryAfter) {
         this.transactions = transactions;
         this.store = store;
+        this.completionWithEffects = completionWithEffects;
         this.scheduler = scheduler;
         this.unavailableRetryAfter = unavailableRetryAfter;
     }
@@ -67,19 +68,16 @@ final class TransactionalStoreCalls implements IdempotentCalls.StoreCalls {
         if (!store.joinsTransactions()) {
             return;
         }
-        TransactionalCompletion completion;
-        try {
-            completion = execution.completeInTransaction(outcome);
-        } catch (StoreUnavailableException e) {
-            transactions.setRollbackOnly();
-            throw new IdempotencyException.Unavailable(execution.key(), "The call's outcome could not be recorded with"
-                    + " its effects, so its transaction is rolled back. Try again with the same key.", unavailableRetryAfter, e);
+        CompletionWithEffects.Outcome completion = completionWithEffects.complete(execution, outcome);
+        switch (completion.result()) {
+            case FAILED -> throw new IdempotencyException.Unavailable(execution.key(), "The call's outcome could not be"
+                    + " recorded with its effects, so its transaction is rolled back. Try again with the same key.",
+                    unavailableRetryAfter, completion.failure());
+            case LOST -> throw new IdempotencyException.TakenOver(execution.key());
+            case JOINED -> joined.set(true);
+            case NOT_JOINED -> {
+            }
         }
-        if (completion == TransactionalCompletion.LOST) {
-            transactions.setRollbackOnly();
-            throw new IdempotencyException.TakenOver(execution.key());
-        }
-        joined.set(completion == TransactionalCompletion.JOINED);
     }
 
     private void afterCompletion(Execution execution, StoredResponse outcome, boolean joined, boolean committed) {

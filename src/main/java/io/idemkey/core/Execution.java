@@ -234,8 +234,9 @@ public final class Execution {
      * @return {@link TransactionalCompletion#JOINED} if the record is written in the transaction;
      *         {@link TransactionalCompletion#LOST} if the lease is lost (the transaction must roll back);
      *         {@link TransactionalCompletion#NOT_JOINED} if nothing happened: record it as usual later
-     * @throws io.idemkey.spi.StoreUnavailableException if the store could not be reached (the
-     *         transaction cannot commit its record: it must roll back, and the key is released)
+     * @throws RuntimeException if the store could not write the record in the transaction (a
+     *         {@link io.idemkey.spi.StoreUnavailableException} when it could not be reached): the
+     *         caller decides whether the transaction can still commit without it
      */
     public TransactionalCompletion completeInTransaction(StoredResponse response) {
         State now = state.get();
@@ -253,7 +254,6 @@ public final class Execution {
             outcome = store.completeInTransaction(recordKey, ownerToken, encoded, policy.ttl());
         } catch (RuntimeException e) {
             metrics.count(Event.STORE_ERROR, endpoint);
-            markRetryable();
             throw e;
         }
         switch (outcome) {

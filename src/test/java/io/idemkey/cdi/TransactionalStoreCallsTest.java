@@ -1,10 +1,13 @@
 package io.idemkey.cdi;
 
+import io.idemkey.IdempotencyException;
 import io.idemkey.core.CallPolicy;
 import io.idemkey.core.Fingerprint;
 import io.idemkey.core.IdempotencyEngine;
 import io.idemkey.core.IdempotencyPolicy;
 import io.idemkey.core.IdempotentCalls;
+import io.idemkey.spi.TransactionalCompletion;
+import io.idemkey.store.jdbc.NoConnectionException;
 import io.idemkey.store.memory.InMemoryIdempotencyStore;
 import io.idemkey.testing.FlakyStore;
 import io.idemkey.testing.ManualClock;
@@ -21,6 +24,8 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -83,7 +88,8 @@ class TransactionalStoreCallsTest {
     private final IdempotentCalls calls = new IdempotentCalls(IdempotencyEngine.builder(store, scheduler).clock(clock).build(),
             new Fingerprint(), JsonbBuilder.create(), "idempotency:", 255);
     private final FakeTransaction transaction = new FakeTransaction();
-    private final TransactionalStoreCalls storeCalls = new TransactionalStoreCalls(transaction, store, scheduler, Duration.ofSeconds(1));
+    private final TransactionalStoreCalls storeCalls = new TransactionalStoreCalls(transaction, store,
+            new CompletionWithEffects(transaction, store), scheduler, Duration.ofSeconds(1));
     private final AtomicInteger runs = new AtomicInteger();
 
     private String transfer(String key) {
@@ -162,5 +168,67 @@ class TransactionalStoreCallsTest {
         transaction.end(true);
         assertEquals(1, store.completes.get(), "still the owner: the completion lands");
         assertEquals("transfer #1", transfer("k1"));
+    }
+
+    /**
+     * A store that joins transactions (as the JDBC store does) but whose in-transaction completion
+     * fails: the transaction must not commit the effects without their record.
+     */
+    private final class JoiningStore extends FlakyStore {
+        RuntimeException failure;
+
+        JoiningStore() {
+            super(new InMemoryIdempotencyStore(clock));
+        }
+
+        @Override
+        public boolean joinsTransactions() {
+            return true;
+        }
+
+        @Override
+        public TransactionalCompletion completeInTransaction(String recordKey, String ownerToken, byte[] response, Duration ttl) {
+            throw failure;
+        }
+    }
+
+    private String transferOn(JoiningStore joining, String key) {
+        IdempotentCalls onJoining = new IdempotentCalls(IdempotencyEngine.builder(joining, scheduler).clock(clock).build(),
+                new Fingerprint(), JsonbBuilder.create(), "idempotency:", 255);
+        TransactionalStoreCalls joiningCalls = new TransactionalStoreCalls(transaction, joining,
+                new CompletionWithEffects(transaction, joining), scheduler, Duration.ofSeconds(1));
+        return onJoining.call(POLICY, key, String.class, List.of(), joiningCalls, () -> "transfer #" + runs.incrementAndGet());
+    }
+
+    /** A statement that failed in the transaction (an error of any class): rolled back, the key free again. */
+    @Test
+    void anOutcomeThatCouldNotBeWrittenInTheTransactionRollsItBackAndReleasesTheKey() {
+        JoiningStore joining = new JoiningStore();
+        joining.failure = new IllegalStateException("ERROR: current transaction is aborted (25P02)");
+        transaction.begin();
+        assertThrows(IdempotencyException.Unavailable.class, () -> transferOn(joining, "k1"));
+        assertTrue(transaction.rollbackOnly, "the effects must not commit without their record");
+        transaction.end(true);
+        scheduler.runDue();
+        joining.failure = null;
+        assertEquals(1, joining.releases.get(), "released once the transaction rolled back");
+        assertEquals("transfer #2", transferOn(joining, "k1"), "the key is free: the next call runs");
+    }
+
+    /**
+     * The container refused the store a connection in this transaction (a second non-XA resource),
+     * while the store answers outside it: the transaction commits, and the outcome is recorded after.
+     */
+    @Test
+    void aConnectionRefusedInTheTransactionWhileTheStoreAnswersRecordsTheOutcomeAfterTheCommit() {
+        JoiningStore joining = new JoiningStore();
+        joining.failure = new NoConnectionException("no connection (Local transaction already has 1 non-XA Resource)", null);
+        transaction.begin();
+        assertEquals("transfer #1", transferOn(joining, "k1"));
+        assertFalse(transaction.rollbackOnly);
+        transaction.end(true);
+        scheduler.runDue();
+        assertEquals(1, joining.completes.get(), "recorded after the commit");
+        assertEquals("transfer #1", transferOn(joining, "k1"), "replayed");
     }
 }

@@ -159,9 +159,11 @@ public final class PostgresServer implements AutoCloseable {
                 // fsync off (unless durable): the operating system keeps what a stopped server wrote; a
                 // commit is never acknowledged before its WAL is written (a stop must not lose what a
                 // test saw committed). pg_stat_statements: tests count the statements a request costs.
+                // Prepared transactions: XA DataSources (Open Liberty's choice) in two-phase commits.
                 "-o", "-p " + port + " -k " + directory + " -c listen_addresses=" + host.address()
                         + (durable ? "" : " -c fsync=off -c full_page_writes=off")
-                        + " -c shared_preload_libraries=pg_stat_statements",
+                        + " -c shared_preload_libraries=pg_stat_statements"
+                        + " -c max_prepared_transactions=16",
                 "-w", "start");
     }
 

@@ -39,6 +39,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ExactlyOnceIT {
 
     private static final String CHARGE = "exactly-once/charge";
+    /** Another DataSource (a pool of its own) on the same database, for the records only. */
+    private static final String SECOND_DATA_SOURCE = "jdbc/idemkey-records";
     private static PostgresServer postgres;
     private static List<Path> wars;
     private static int port;
@@ -54,7 +56,9 @@ class ExactlyOnceIT {
                 Deployments.export(directory, Deployments.guardedApp("once", Map.of("idempotency.store", "jdbc",
                         "idempotency.jdbc.datasource", ExactlyOnceResource.DATA_SOURCE))),
                 Deployments.export(directory, Deployments.guardedApp("once-redis", Map.of())),
-                Deployments.export(directory, Deployments.jpaApp("once-jpa")));
+                Deployments.export(directory, Deployments.jpaApp("once-jpa")),
+                Deployments.export(directory, Deployments.guardedApp("once-second-pool", Map.of("idempotency.store", "jdbc",
+                        "idempotency.jdbc.datasource", SECOND_DATA_SOURCE))));
         port = ServerProcess.freePort();
         server = start();
     }
@@ -71,7 +75,7 @@ class ExactlyOnceIT {
 
     private static ServerProcess start() {
         ServerProcess started = ServerProcess.startWithPostgres(ServerProcess.Kind.ofThisRun(), wars, port, Map.of(),
-                postgres, List.of("appSecurity-5.0", "persistence-3.1"));
+                postgres, List.of("appSecurity-5.0", "persistence-3.1"), List.of(ExactlyOnceResource.DATA_SOURCE, SECOND_DATA_SOURCE));
         assertFalse(started.log().contains("FAILURE"), "a boot command failed: " + started.logFile());
         return started;
     }
@@ -145,6 +149,48 @@ class ExactlyOnceIT {
         assertEquals(0, effects(key));
         HttpResponse<String> retry = http.send(charge(http, key, null));
         assertEquals(201, retry.statusCode(), retry.body());
+        assertEquals(1, effects(key));
+    }
+
+    /**
+     * A method whose transaction the database already aborted (a failed statement it swallowed):
+     * the record cannot be written with the effects, the transaction rolls back, the client is told
+     * to retry, and the key is free at once.
+     */
+    @Test
+    @Order(4)
+    void aTransactionTheDatabaseAbortedIsRolledBackAndItsKeyReleased() {
+        Http http = new Http(server.uri("once"));
+        String key = Http.newKey();
+        HttpResponse<String> poisoned = http.send(charge(http, key, "poison"));
+        assertEquals(503, poisoned.statusCode(), poisoned.body());
+        assertEquals("https://idemkey.io/problems/store-unavailable", Http.json(poisoned).getString("type"));
+        assertEquals(0, effects(key), "rolled back");
+        HttpResponse<String> retry = http.send(charge(http, key, null));
+        assertEquals(201, retry.statusCode(), retry.body());
+        assertTrue(retry.headers().firstValue("Idempotent-Replayed").isEmpty());
+        assertEquals(1, effects(key));
+    }
+
+    /**
+     * The records on a DataSource other than the one the method writes through: where the container
+     * enlists both in the transaction (XA), the record joins it; where it refuses a second resource
+     * that is not XA (Payara's JDBC resources by default: "Local transaction already has 1 non-XA
+     * Resource"), the transaction commits and the answer is recorded after it, as for Redis: never a
+     * 503 for every request.
+     */
+    @Test
+    @Order(4)
+    void recordsOnASecondDataSourceTheContainerWillNotEnlistAreWrittenAfterTheCommit() {
+        Http http = new Http(server.uri("once-second-pool"));
+        String key = Http.newKey();
+        HttpResponse<String> first = http.send(charge(http, key, null));
+        assertEquals(201, first.statusCode(), first.body());
+        assertEquals(1, effects(key));
+        HttpResponse<String>[] retry = new HttpResponse[1];
+        await().atMost(Duration.ofSeconds(10)).until(() -> (retry[0] = http.send(charge(http, key, null))).statusCode() != 409);
+        assertEquals(first.body(), retry[0].body());
+        assertEquals("true", retry[0].headers().firstValue("Idempotent-Replayed").orElse(null));
         assertEquals(1, effects(key));
     }
 

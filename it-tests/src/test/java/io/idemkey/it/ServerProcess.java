@@ -76,32 +76,53 @@ public interface ServerProcess extends AutoCloseable {
      */
     static ServerProcess startWithPostgres(Kind kind, List<Path> wars, int port, Map<String, String> systemProperties,
                                            PostgresServer postgres, List<String> extraLibertyFeatures) {
+        return startWithPostgres(kind, wars, port, systemProperties, postgres, extraLibertyFeatures, List.of("jdbc/idemkey"));
+    }
+
+    /**
+     * As {@link #startWithPostgres(Kind, List, int, Map, PostgresServer, List)}, with one DataSource
+     * (a pool of its own) per JNDI name, all on the same database. Payara's pools are not XA (a
+     * transaction may not enlist a second one); Open Liberty's are (its choice where the driver has
+     * an XADataSource): a transaction that uses two commits them in two phases.
+     */
+    static ServerProcess startWithPostgres(Kind kind, List<Path> wars, int port, Map<String, String> systemProperties,
+                                           PostgresServer postgres, List<String> extraLibertyFeatures,
+                                           List<String> jndiNames) {
         String driver = Path.of(System.getProperty("postgresql.driverJar", "target/postgresql.jar")).toAbsolutePath().toString();
         return switch (kind) {
             case PAYARA -> {
-                Path commands;
+                StringBuilder commands = new StringBuilder();
+                for (String jndiName : jndiNames) {
+                    String pool = jndiName.substring(jndiName.lastIndexOf('/') + 1) + "-pool";
+                    commands.append("""
+                            create-jdbc-connection-pool --datasourceclassname org.postgresql.ds.PGSimpleDataSource --restype javax.sql.DataSource --isconnectvalidatereq=true --validationmethod=custom-validation --validationclassname=org.glassfish.api.jdbc.validation.PostgresConnectionValidation --failconnection=true --property user=postgres:password=unused:serverName=%s:portNumber=%d:databaseName=postgres %s
+                            create-jdbc-resource --connectionpoolid %s %s
+                            """.formatted(postgres.address(), postgres.port(), pool, pool, jndiName));
+                }
+                Path file;
                 try {
-                    commands = Files.createTempFile("idemkey-postboot-", ".asadmin");
-                    Files.writeString(commands, """
-                            create-jdbc-connection-pool --datasourceclassname org.postgresql.ds.PGSimpleDataSource --restype javax.sql.DataSource --isconnectvalidatereq=true --validationmethod=custom-validation --validationclassname=org.glassfish.api.jdbc.validation.PostgresConnectionValidation --failconnection=true --property user=postgres:password=unused:serverName=%s:portNumber=%d:databaseName=postgres idemkey-pool
-                            create-jdbc-resource --connectionpoolid idemkey-pool jdbc/idemkey
-                            """.formatted(postgres.address(), postgres.port()));
+                    file = Files.createTempFile("idemkey-postboot-", ".asadmin");
+                    Files.writeString(file, commands);
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
                 yield PayaraMicroServer.start(wars, port, systemProperties,
-                        List.of("--addLibs", driver, "--postbootcommandfile", commands.toString()));
+                        List.of("--addLibs", driver, "--postbootcommandfile", file.toString()));
             }
             case LIBERTY -> {
                 List<String> features = new ArrayList<>(extraLibertyFeatures);
                 features.add("jdbc-4.3");
-                yield LibertyServer.startWithConfig(wars, port, systemProperties, features, """
-                        <library id="postgresql"><file name="%s"/></library>
-                        <dataSource id="idemkey" jndiName="jdbc/idemkey">
-                          <jdbcDriver libraryRef="postgresql"/>
-                          <properties.postgresql serverName="%s" portNumber="%d" databaseName="postgres" user="postgres" password="unused"/>
-                        </dataSource>
-                        """.formatted(driver, postgres.address(), postgres.port()));
+                StringBuilder config = new StringBuilder("<library id=\"postgresql\"><file name=\"%s\"/></library>\n".formatted(driver));
+                for (String jndiName : jndiNames) {
+                    config.append("""
+                            <dataSource id="%s" jndiName="%s">
+                              <jdbcDriver libraryRef="postgresql"/>
+                              <properties.postgresql serverName="%s" portNumber="%d" databaseName="postgres" user="postgres" password="unused"/>
+                            </dataSource>
+                            """.formatted(jndiName.substring(jndiName.lastIndexOf('/') + 1), jndiName,
+                            postgres.address(), postgres.port()));
+                }
+                yield LibertyServer.startWithConfig(wars, port, systemProperties, features, config.toString());
             }
         };
     }

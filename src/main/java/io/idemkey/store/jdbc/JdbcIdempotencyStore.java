@@ -44,8 +44,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /** A table name, optionally schema-qualified: SQL identifiers only, never text from a request. */
     private static final Pattern TABLE = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}");
-    /** How often acquire runs again when concurrent writers kept its snapshot from seeing the row. */
-    private static final int ACQUIRE_ATTEMPTS = 3;
+    /**
+     * The pauses before acquire runs again, when concurrent writers kept its snapshot from seeing the
+     * row (again at once) or a transaction holds an expired row: a cleanup's DELETE for a few
+     * milliseconds, or the owner committing its record. Bounded: a row held longer is reported in
+     * progress.
+     */
+    private static final long[] ACQUIRE_PAUSES_MS = {0, 5, 25, 100, 250};
 
     private final DataSource dataSource;
     private final String table;
@@ -259,7 +264,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
         createPendingTable();
-        for (int attempt = 1; attempt <= ACQUIRE_ATTEMPTS; attempt++) {
+        for (int attempt = 0; attempt <= ACQUIRE_PAUSES_MS.length; attempt++) {
+            if (attempt > 0 && !pause(ACQUIRE_PAUSES_MS[attempt - 1])) {
+                break;
+            }
             AcquireResult result;
             try {
                 result = query(acquire, "acquire", statement -> {
@@ -269,7 +277,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     statement.setLong(4, millis(lockTtl));
                 }, row -> row.next() ? acquired(row, fingerprint) : null);
             } catch (StoreUnavailableException e) {
-                if (attempt == ACQUIRE_ATTEMPTS || !isConflict(e.getCause())) {
+                if (attempt == ACQUIRE_PAUSES_MS.length || !isConflict(e.getCause())) {
                     throw e;
                 }
                 continue; // a serialization failure or deadlock with another writer of the key: run again
@@ -280,8 +288,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             // Another request inserted or took over the key while this statement ran, after its snapshot,
             // or a transaction holds the expired row (its owner committing).
         }
-        // Still racing with other writers of this key, or held: somebody else has it right now.
+        // Still racing with other writers of this key, or held all along: somebody else has it right now.
         return new AcquireResult.InProgress(Duration.ZERO);
+    }
+
+    /** Sleeps, unless interrupted (then false, the interrupt kept). */
+    private static boolean pause(long millis) {
+        if (millis == 0) {
+            return true;
+        }
+        try {
+            Thread.sleep(millis);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private static AcquireResult acquired(ResultSet row, byte[] fingerprint) throws SQLException {
@@ -470,7 +492,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         try {
             return dataSource.getConnection();
         } catch (SQLException e) {
-            throw new StoreUnavailableException("The idempotency table " + table + " could not " + operation
+            throw new NoConnectionException("The idempotency table " + table + " could not " + operation
                     + ": no connection (" + e.getMessage() + ")", e);
         }
     }

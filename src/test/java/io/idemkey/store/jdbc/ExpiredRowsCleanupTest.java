@@ -1,18 +1,24 @@
 package io.idemkey.store.jdbc;
 
+import io.idemkey.core.ExecutorScheduler;
 import io.idemkey.core.IdempotencyMetrics;
 import io.idemkey.core.IdempotencyMetrics.Event;
 import io.idemkey.spi.AcquireResult;
+import io.idemkey.testing.ManualClock;
+import io.idemkey.testing.ManualScheduler;
 import io.idemkey.testing.PostgresServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -40,6 +46,11 @@ class ExpiredRowsCleanupTest {
         store.createTable();
     }
 
+    @BeforeEach
+    void emptyTable() {
+        postgres.execute("TRUNCATE " + TABLE);
+    }
+
     @AfterAll
     static void stopPostgres() {
         if (postgres != null) {
@@ -55,13 +66,17 @@ class ExpiredRowsCleanupTest {
                 + " FROM generate_series(1, " + LIVE + ") i");
         IdempotencyMetrics first = new IdempotencyMetrics();
         IdempotencyMetrics second = new IdempotencyMetrics();
-        ExecutorService cleaners = Executors.newFixedThreadPool(2);
+        ScheduledExecutorService firstServer = Executors.newSingleThreadScheduledExecutor();
+        ScheduledExecutorService secondServer = Executors.newSingleThreadScheduledExecutor();
+        ExpiredRowsCleanup one = new ExpiredRowsCleanup(store, 2_000, first, new ExecutorScheduler(firstServer));
+        ExpiredRowsCleanup two = new ExpiredRowsCleanup(store, 2_000, second, new ExecutorScheduler(secondServer));
         long started = System.nanoTime();
-        CompletableFuture<Void> one = CompletableFuture.runAsync(new ExpiredRowsCleanup(store, 2_000, first), cleaners);
-        CompletableFuture<Void> two = CompletableFuture.runAsync(new ExpiredRowsCleanup(store, 2_000, second), cleaners);
+        firstServer.execute(one);
+        secondServer.execute(two);
+        await().atMost(Duration.ofSeconds(10)).until(() -> one.running() && two.running() || count("expires_at <= now()") == 0);
 
         int served = 0;
-        while (!one.isDone() || !two.isDone() || served < 100) {
+        while (one.running() || two.running() || served < 100) {
             String key = "new-" + served;
             assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG));
             assertTrue(store.complete(key, "owner", new byte[] {9}, LONG));
@@ -69,9 +84,9 @@ class ExpiredRowsCleanupTest {
             assertArrayEquals(new byte[] {7}, assertInstanceOf(AcquireResult.Completed.class, replay).response());
             served++;
         }
-        CompletableFuture.allOf(one, two).get();
         double seconds = (System.nanoTime() - started) / 1e9;
-        cleaners.shutdown();
+        firstServer.shutdown();
+        secondServer.shutdown();
 
         assertEquals(0, count("expires_at <= now()"), "every expired row is gone");
         assertEquals(LIVE + served, count("TRUE"), "no live row was touched");
@@ -83,10 +98,72 @@ class ExpiredRowsCleanupTest {
                 second.get(Event.EXPIRED_DELETED), seconds, EXPIRED / seconds, served);
     }
 
+    /**
+     * A key whose record expired is free: a retry that arrives while the cleanup's DELETE holds that
+     * row (with the rest of its batch) takes it over once the statement is done, never 409.
+     */
+    @Test
+    void aRetryOfAnExpiredKeyWhileTheCleanupDeletesItsRowIsNeverInProgress() throws Exception {
+        int expired = 100_000;
+        postgres.execute("INSERT INTO " + TABLE + " SELECT 'stale-' || i, TRUE, '\\x010203', 'o', '\\x02',"
+                + " now() - INTERVAL '1 hour' FROM generate_series(1, " + expired + ") i");
+        IdempotencyMetrics metrics = new IdempotencyMetrics();
+        ScheduledExecutorService server = Executors.newSingleThreadScheduledExecutor();
+        ExpiredRowsCleanup cleaner = new ExpiredRowsCleanup(store, 1_000, metrics, new ExecutorScheduler(server));
+        CompletableFuture<Void> cleanup = CompletableFuture.runAsync(() -> {
+            while (count("record_key LIKE 'stale-%' AND expires_at <= now()") > 0) {
+                cleaner.run();
+                await().atMost(Duration.ofSeconds(30)).until(() -> !cleaner.running());
+            }
+        });
+        int inProgress = 0;
+        int retries = 0;
+        // The cleanup deletes the oldest first, batch after batch: these all expired at once, and come
+        // in the order they were written. The retries ask for keys of the batch being deleted.
+        while (!cleanup.isDone()) {
+            long next = metrics.get(Event.EXPIRED_DELETED) + 1 + retries % 1_000;
+            AcquireResult result = store.acquire("stale-" + next, FINGERPRINT, "retry-" + retries, LONG);
+            retries++;
+            if (result instanceof AcquireResult.InProgress) {
+                inProgress++;
+            } else {
+                assertInstanceOf(AcquireResult.Acquired.class, result);
+            }
+        }
+        cleanup.get();
+        server.shutdown();
+        System.out.println("cleanup race: " + retries + " retries, " + inProgress + " in progress");
+        assertTrue(retries > 100, retries + " retries");
+        assertEquals(0, inProgress, inProgress + " of " + retries + " retries of free keys were told another request runs");
+    }
+
+    /**
+     * A run of many batches leaves the scheduler's thread to the tasks queued behind it (lease
+     * renewals, completions after a commit) between its batches, instead of holding it to the end.
+     */
+    @Test
+    void aLongCleanupRunLetsOtherScheduledTasksRunBetweenItsBatches() throws Exception {
+        postgres.execute("INSERT INTO " + TABLE + " SELECT 'backlog-' || i, TRUE, '\\x01', 'o', '\\x02', now() - INTERVAL '1 hour'"
+                + " FROM generate_series(1, 20000) i");
+        IdempotencyMetrics metrics = new IdempotencyMetrics();
+        ScheduledExecutorService server = Executors.newSingleThreadScheduledExecutor(); // one thread: the worst case
+        ExecutorScheduler scheduler = new ExecutorScheduler(server);
+        ExpiredRowsCleanup cleanup = new ExpiredRowsCleanup(store, 500, metrics, scheduler);
+        CompletableFuture<Long> renewal = new CompletableFuture<>();
+        server.execute(cleanup);
+        scheduler.once(Duration.ZERO, () -> renewal.complete(metrics.get(Event.EXPIRED_DELETED)));
+        long deletedBefore = renewal.get(30, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(30)).until(() -> !cleanup.running());
+        server.shutdown();
+        assertEquals(0, count("record_key LIKE 'backlog-%'"));
+        assertTrue(deletedBefore < 20_000, "the task queued behind the cleanup ran after " + deletedBefore
+                + " of 20000 rows were deleted, not after the whole run");
+    }
+
     @Test
     void aCleanupThatCannotReachTheDatabaseCountsTheErrorAndRunsAgainLater() {
         IdempotencyMetrics metrics = new IdempotencyMetrics();
-        ExpiredRowsCleanup cleanup = new ExpiredRowsCleanup(store, 10, metrics);
+        ExpiredRowsCleanup cleanup = new ExpiredRowsCleanup(store, 10, metrics, new ManualScheduler(new ManualClock()));
         postgres.stop();
         try {
             cleanup.run(); // a scheduled task that threw would never run again

@@ -35,7 +35,9 @@ import java.util.concurrent.TimeUnit;
  * halts the JVM right after the transaction commits, {@code hold} waits until
  * {@code POST exactly-once/resume?key=...}, {@code refuse} answers 402 by an exception (rolled back),
  * {@code fail} answers 500 by an exception, {@code explode} throws one that no ExceptionMapper maps,
- * {@code rollback-only} marks the transaction rollback-only and answers 201 all the same.
+ * {@code rollback-only} marks the transaction rollback-only and answers 201 all the same,
+ * {@code poison} runs a statement that fails in the transaction and answers 201 all the same (the
+ * database then refuses every further statement of the transaction: SQL state 25P02).
  */
 @Path("exactly-once")
 @RequestScoped
@@ -78,6 +80,8 @@ public class ExactlyOnceResource {
             registry().setRollbackOnly(); // the container rolls back silently and the 201 goes out
         } else if ("explode".equals(then)) {
             throw new IllegalStateException("exploded after effect " + effect);
+        } else if ("poison".equals(then)) {
+            poisonTransaction();
         }
         return Response.status(201).entity(new Charge(key, effect)).build();
     }
@@ -109,6 +113,15 @@ public class ExactlyOnceResource {
                 row.next();
                 return row.getLong(1);
             }
+        }
+    }
+
+    /** A failed statement the method swallows: the database aborts the transaction, which can only roll back. */
+    private static void poisonTransaction() throws NamingException {
+        try (Connection connection = dataSource().getConnection(); PreparedStatement failing = connection.prepareStatement("SELECT 1 / 0")) {
+            failing.executeQuery();
+        } catch (SQLException expected) {
+            // division by zero, swallowed: the transaction is aborted
         }
     }
 
