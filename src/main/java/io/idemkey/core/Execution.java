@@ -60,6 +60,8 @@ public final class Execution {
     /** The response written in a transaction that has not ended yet (for the replay cache). */
     private volatile StoredResponse pendingReplay;
     private volatile Instant nextRenewalAt;
+    /** A renewal of this lease was handed to the store and has not come back. */
+    private volatile boolean renewalOnItsWay;
     private final IdempotencyEngine engine;
 
     Execution(IdempotencyEngine engine, String recordKey, String ownerToken, String key, byte[] fingerprint,
@@ -87,21 +89,29 @@ public final class Execution {
     }
 
     /**
-     * Whether the lease is due for renewal at {@code now}: the method's work has not ended and the
-     * renewal's time has come. If so, the next renewal is booked one interval later, so the caller
-     * (the engine's lease ticker) must renew it now and report with {@link #renewed} or
-     * {@link #renewalFailed}.
+     * Whether the lease is due for renewal at {@code now}: the method's work has not ended, the
+     * renewal's time has come, and no renewal of it is on its way (one that hangs is not joined by
+     * more). If so, the next renewal is booked one interval later, so the caller (the engine's lease
+     * ticker) must renew it now and report with {@link #renewed}, {@link #renewalFailed} or
+     * {@link #renewalPostponed}.
      */
     boolean dueForRenewal(Instant now) {
         if (state.get() != State.RUNNING) {
             stopRenewing();
             return false;
         }
-        if ((!started || workUnderWay.get() > 0) && !now.isBefore(nextRenewalAt)) {
+        if ((!started || workUnderWay.get() > 0) && !now.isBefore(nextRenewalAt) && !renewalOnItsWay) {
             nextRenewalAt = now.plus(policy.renewalInterval());
+            renewalOnItsWay = true;
             return true;
         }
         return false;
+    }
+
+    /** The renewal booked by {@link #dueForRenewal} could not be sent: due again at the next look. */
+    void renewalPostponed() {
+        nextRenewalAt = Instant.MIN;
+        renewalOnItsWay = false;
     }
 
     /** This execution's lease, as the store renews it. */
@@ -115,6 +125,7 @@ public final class Execution {
      * completion being committed: the lease stays as it was, and the next renewal tries again).
      */
     void renewed(Renewal renewal, Instant sentAt) {
+        renewalOnItsWay = false;
         if (renewal == Renewal.RENEWED) {
             leaseExpiresAt = sentAt.plus(policy.lockTtl());
         } else if (renewal == Renewal.UNKNOWN) {
@@ -129,6 +140,7 @@ public final class Execution {
 
     /** The renewal did not reach the store: the lease runs on, and the next renewal tries again. */
     void renewalFailed(RuntimeException e) {
+        renewalOnItsWay = false;
         metrics.count(Event.STORE_ERROR, endpoint);
         log(Level.WARNING, "renew-failed", "error=\"" + e + "\"");
     }

@@ -33,7 +33,7 @@ public final class IdempotencyEngine {
     private static final Logger LOG = Logger.getLogger(IdempotencyEngine.class.getName());
     /** The most leases renewed in one store call (one round trip, or one pipeline): a bound on its size. */
     static final int RENEWAL_BATCH = 100;
-    /** The most renewal calls in flight at once: the ticker's own and those it hands to the scheduler. */
+    /** The most renewal calls in flight at once, each on a thread of the scheduler. */
     static final int RENEWAL_CALLS = 4;
     private static final Duration FIRST_POLL = Duration.ofMillis(25);
     private static final Duration LONGEST_POLL = Duration.ofMillis(500);
@@ -58,8 +58,8 @@ public final class IdempotencyEngine {
     private final RequestWindows seenHere = new RequestWindows(100_000);
     /** The executions holding a lease: one periodic task renews those that are due (no task per request). */
     private final Set<Execution> leases = ConcurrentHashMap.newKeySet();
-    /** Renewal calls the ticker may hand to the scheduler besides its own. */
-    private final Semaphore renewalCallsHandedOut = new Semaphore(RENEWAL_CALLS - 1);
+    /** Renewal calls the ticker may hand to the scheduler. */
+    private final Semaphore renewalCallsHandedOut = new Semaphore(RENEWAL_CALLS);
 
     private IdempotencyEngine(Builder builder) {
         this.store = Objects.requireNonNull(builder.store, "store");
@@ -95,9 +95,10 @@ public final class IdempotencyEngine {
     /**
      * The lease ticker: renews every lease that is due, in store calls of at most
      * {@link #RENEWAL_BATCH} leases (one round trip each), up to {@link #RENEWAL_CALLS} of them at
-     * once (the ticker makes the last one itself, so the calls in flight stay bounded), so that a
-     * slow store delays every due lease by about one call rather than each lease by the calls of
-     * all before it.
+     * once on the scheduler's threads, so that a slow store delays every due lease by about one call
+     * rather than each lease by the calls of all before it. The ticker never calls the store itself:
+     * a call that hangs (until the store's timeout) holds one of those calls, never the ticker. Leases
+     * no call could be handed out for stay due for the next tick.
      */
     private void renewDueLeases() {
         try {
@@ -110,9 +111,8 @@ public final class IdempotencyEngine {
             }
             for (int from = 0; from < due.size(); from += RENEWAL_BATCH) {
                 List<Execution> batch = due.subList(from, Math.min(due.size(), from + RENEWAL_BATCH));
-                boolean last = from + RENEWAL_BATCH >= due.size();
-                if (last || !handOut(batch)) {
-                    renew(batch);
+                if (!handOut(batch)) {
+                    batch.forEach(Execution::renewalPostponed);
                 }
             }
         } catch (RuntimeException | Error e) {
@@ -148,12 +148,12 @@ public final class IdempotencyEngine {
         Renewal[] renewals;
         try {
             renewals = store.renew(batch.stream().map(Execution::lease).toList());
+            if (renewals.length != batch.size()) {
+                throw new IllegalStateException(store + " answered " + renewals.length + " renewals for " + batch.size());
+            }
         } catch (RuntimeException e) {
             batch.forEach(execution -> execution.renewalFailed(e));
             return;
-        }
-        if (renewals.length != batch.size()) {
-            throw new IllegalStateException(store + " answered " + renewals.length + " renewals for " + batch.size());
         }
         for (int i = 0; i < renewals.length; i++) {
             batch.get(i).renewed(renewals[i], sentAt);

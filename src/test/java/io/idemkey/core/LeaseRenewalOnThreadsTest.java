@@ -1,5 +1,6 @@
 package io.idemkey.core;
 
+import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
 import io.idemkey.spi.Renewal;
@@ -10,8 +11,13 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -63,6 +69,81 @@ class LeaseRenewalOnThreadsTest {
         } finally {
             scheduler.cancelAll();
             threads.shutdownNow();
+        }
+    }
+
+    /**
+     * A renewal call that hangs (a store that stopped answering, until its timeout) holds one of the
+     * calls, never the ticker: the leases in the other calls go on being renewed, and the hanging
+     * call's leases are not sent again while it is on its way.
+     */
+    @Test
+    void aRenewalCallThatHangsDoesNotStopTheOtherLeasesRenewals() throws Exception {
+        int leases = IdempotencyEngine.RENEWAL_BATCH + 50;
+        InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore();
+        HangingPartialBatches store = new HangingPartialBatches(memory);
+        IdempotencyMetrics metrics = new IdempotencyMetrics();
+        ScheduledExecutorService threads = Executors.newScheduledThreadPool(IdempotencyEngine.RENEWAL_CALLS + 2);
+        ExecutorScheduler scheduler = new ExecutorScheduler(threads);
+        try {
+            IdempotencyEngine engine = IdempotencyEngine.builder(store, scheduler).metrics(metrics).build();
+            Map<String, Execution> executions = new HashMap<>();
+            for (int i = 0; i < leases; i++) {
+                Execution execution = assertInstanceOf(Decision.Proceed.class,
+                        engine.begin("lease-" + i, "k" + i, FINGERPRINT, POLICY, "POST /orders")).execution();
+                execution.markStarted();
+                execution.workBegins();
+                executions.put("lease-" + i, execution);
+            }
+            Thread.sleep(LOCK_TTL.multipliedBy(2).toMillis()); // a lease renewed by nobody is gone after 3 s
+
+            Set<String> renewedInFullCalls = new HashSet<>(store.renewedInFullCalls);
+            renewedInFullCalls.removeAll(store.hanging);
+            assertTrue(renewedInFullCalls.size() >= IdempotencyEngine.RENEWAL_BATCH / 2,
+                    renewedInFullCalls.size() + " leases renewed by calls that did not hang");
+            for (String lease : renewedInFullCalls) {
+                assertTrue(executions.get(lease).isRunning(), lease + " was lost while another call hung");
+                assertInstanceOf(AcquireResult.InProgress.class, memory.acquire(lease, IdempotencyEngine.stored(FINGERPRINT), "another", LOCK_TTL),
+                        lease + " expired while another call hung");
+            }
+            assertTrue(store.sentWhileHanging.get() == 0, store.sentWhileHanging.get()
+                    + " renewals sent again for leases whose renewal was still on its way");
+        } finally {
+            store.release.countDown();
+            scheduler.cancelAll();
+            threads.shutdownNow();
+        }
+    }
+
+    /** Renewal calls of fewer leases than a full batch hang until released; full ones answer at once. */
+    private static final class HangingPartialBatches extends FlakyStore {
+        final CountDownLatch release = new CountDownLatch(1);
+        final Set<String> hanging = ConcurrentHashMap.newKeySet();
+        final Set<String> renewedInFullCalls = ConcurrentHashMap.newKeySet();
+        final AtomicInteger sentWhileHanging = new AtomicInteger();
+
+        HangingPartialBatches(IdempotencyStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public Renewal[] renew(List<Lease> leases) {
+            if (leases.size() == IdempotencyEngine.RENEWAL_BATCH) {
+                leases.forEach(lease -> renewedInFullCalls.add(lease.recordKey()));
+                leases.stream().filter(lease -> hanging.contains(lease.recordKey())).forEach(lease -> sentWhileHanging.incrementAndGet());
+                return super.renew(leases);
+            }
+            for (Lease lease : leases) {
+                if (!hanging.add(lease.recordKey())) {
+                    sentWhileHanging.incrementAndGet();
+                }
+            }
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return super.renew(leases);
         }
     }
 

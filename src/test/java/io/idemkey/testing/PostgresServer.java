@@ -136,6 +136,46 @@ public final class PostgresServer implements AutoCloseable {
         }
     }
 
+    /**
+     * A plain (unpooled) data source as a container's pool gets it from its users' configuration: no
+     * socket timeout, so a read waits for the database as long as it takes.
+     */
+    public DataSource dataSourceWithoutReadTimeout() {
+        PGSimpleDataSource dataSource = (PGSimpleDataSource) dataSource();
+        dataSource.setSocketTimeout(0);
+        return dataSource;
+    }
+
+    /**
+     * Freezes every process of the cluster (SIGSTOP): its connections stay open and nothing answers on
+     * them, as when its host vanishes without a reset (a partition, a dead machine). {@link #thaw()} ends it.
+     */
+    public synchronized void freeze() {
+        signal("STOP");
+    }
+
+    /** Lets a frozen cluster run on. */
+    public synchronized void thaw() {
+        signal("CONT");
+    }
+
+    private void signal(String signal) {
+        String postmaster;
+        try {
+            postmaster = Files.readAllLines(data.resolve("postmaster.pid")).get(0).strip();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try {
+            new ProcessBuilder("pkill", "-" + signal, "-P", postmaster).start().waitFor(); // its backends, if any
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        run("kill", "-" + signal, postmaster);
+    }
+
     /** Stops the cluster at once (as an outage would: connections drop); its data stays. */
     public synchronized void stop() {
         if (Files.exists(data.resolve("postmaster.pid"))) {

@@ -58,7 +58,10 @@ class ExactlyOnceIT {
                 Deployments.export(directory, Deployments.guardedApp("once-redis", Map.of())),
                 Deployments.export(directory, Deployments.jpaApp("once-jpa")),
                 Deployments.export(directory, Deployments.guardedApp("once-second-pool", Map.of("idempotency.store", "jdbc",
-                        "idempotency.jdbc.datasource", SECOND_DATA_SOURCE))));
+                        "idempotency.jdbc.datasource", SECOND_DATA_SOURCE))),
+                Deployments.export(directory, Deployments.guardedApp("once-small-pool", Map.of("idempotency.store", "jdbc",
+                        "idempotency.jdbc.datasource", ExactlyOnceResource.SMALL_DATA_SOURCE,
+                        "idempotency.jdbc.timeout-seconds", "1"))));
         port = ServerProcess.freePort();
         server = start();
     }
@@ -75,7 +78,9 @@ class ExactlyOnceIT {
 
     private static ServerProcess start() {
         ServerProcess started = ServerProcess.startWithPostgres(ServerProcess.Kind.ofThisRun(), wars, port, Map.of(),
-                postgres, List.of("appSecurity-5.0", "persistence-3.1"), List.of(ExactlyOnceResource.DATA_SOURCE, SECOND_DATA_SOURCE));
+                postgres, List.of("appSecurity-5.0", "persistence-3.1"),
+                List.of(ExactlyOnceResource.DATA_SOURCE, SECOND_DATA_SOURCE, ExactlyOnceResource.SMALL_DATA_SOURCE),
+                Map.of(ExactlyOnceResource.SMALL_DATA_SOURCE, 2));
         assertFalse(started.log().contains("FAILURE"), "a boot command failed: " + started.logFile());
         return started;
     }
@@ -191,6 +196,43 @@ class ExactlyOnceIT {
         await().atMost(Duration.ofSeconds(10)).until(() -> (retry[0] = http.send(charge(http, key, null))).statusCode() != 409);
         assertEquals(first.body(), retry[0].body());
         assertEquals("true", retry[0].headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(1, effects(key));
+    }
+
+    /**
+     * Business transactions hold every connection of the pool Idemkey's records use: a guarded
+     * request is answered 503 within about the store's timeout (1 s here), not after the pool's own
+     * wait (Payara 60 s, Open Liberty 30 s), and runs once the connections are back.
+     */
+    @Test
+    @Order(4)
+    void aPoolDrainedByBusinessTransactionsAnswers503WithinTheStoresTimeout() throws Exception {
+        Http business = new Http(server.uri("once"));
+        List<String> occupiers = List.of(Http.newKey(), Http.newKey());
+        List<CompletableFuture<HttpResponse<String>>> held = occupiers.stream().map(key -> CompletableFuture.supplyAsync(() ->
+                business.send(business.request("exactly-once/occupy?key=" + key).POST(HttpRequest.BodyPublishers.noBody()).build())))
+                .toList();
+        await().atMost(Duration.ofSeconds(30)).until(() -> occupiers.stream()
+                .allMatch(key -> business.get("exactly-once/held?key=" + key).body().equals("true")));
+
+        Http http = new Http(server.uri("once-small-pool"));
+        String key = Http.newKey();
+        long started = System.nanoTime();
+        HttpResponse<String> drained = http.send(charge(http, key, null));
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        assertEquals(503, drained.statusCode(), drained.body());
+        assertEquals("https://idemkey.io/problems/store-unavailable", Http.json(drained).getString("type"));
+        assertTrue(millis < 6_000, "answered after " + millis + " ms");
+        assertEquals(0, effects(key), "the method did not run");
+
+        for (String occupier : occupiers) {
+            business.send(business.request("exactly-once/resume?key=" + occupier).POST(HttpRequest.BodyPublishers.noBody()).build());
+        }
+        for (CompletableFuture<HttpResponse<String>> occupier : held) {
+            assertEquals(200, occupier.get(60, TimeUnit.SECONDS).statusCode());
+        }
+        HttpResponse<String> afterwards = http.send(charge(http, key, null));
+        assertEquals(201, afterwards.statusCode(), afterwards.body());
         assertEquals(1, effects(key));
     }
 

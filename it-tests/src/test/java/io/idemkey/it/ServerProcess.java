@@ -69,35 +69,40 @@ public interface ServerProcess extends AutoCloseable {
 
     /**
      * A server with the DataSource {@code jdbc/idemkey} on {@code postgres}, configured
-     * the way each server's users do it: on Payara Micro a JDBC connection pool (connections
-     * validated when handed out, so that the pool recovers from a database restart) and resource
-     * created by post-boot commands, the driver added with {@code --addLibs}; on Open Liberty a
-     * {@code <dataSource>} with the driver as a {@code <library>} (feature jdbc-4.3).
+     * the way each server's users do it: on Payara Micro a JDBC connection pool (with the defaults:
+     * connections are not validated when handed out, so after a database restart the pool hands out
+     * dead ones) and resource created by post-boot commands, the driver added with
+     * {@code --addLibs}; on Open Liberty a {@code <dataSource>} with the driver as a
+     * {@code <library>} (feature jdbc-4.3).
      */
     static ServerProcess startWithPostgres(Kind kind, List<Path> wars, int port, Map<String, String> systemProperties,
                                            PostgresServer postgres, List<String> extraLibertyFeatures) {
-        return startWithPostgres(kind, wars, port, systemProperties, postgres, extraLibertyFeatures, List.of("jdbc/idemkey"));
+        return startWithPostgres(kind, wars, port, systemProperties, postgres, extraLibertyFeatures, List.of("jdbc/idemkey"),
+                Map.of());
     }
 
     /**
      * As {@link #startWithPostgres(Kind, List, int, Map, PostgresServer, List)}, with one DataSource
-     * (a pool of its own) per JNDI name, all on the same database. Payara's pools are not XA (a
+     * (a pool of its own, of the given largest size or the server's default) per JNDI name, all on
+     * the same database. Payara's pools are not XA (a
      * transaction may not enlist a second one); Open Liberty's are (its choice where the driver has
      * an XADataSource): a transaction that uses two commits them in two phases.
      */
     static ServerProcess startWithPostgres(Kind kind, List<Path> wars, int port, Map<String, String> systemProperties,
                                            PostgresServer postgres, List<String> extraLibertyFeatures,
-                                           List<String> jndiNames) {
+                                           List<String> jndiNames, Map<String, Integer> maxPoolSizes) {
         String driver = Path.of(System.getProperty("postgresql.driverJar", "target/postgresql.jar")).toAbsolutePath().toString();
         return switch (kind) {
             case PAYARA -> {
                 StringBuilder commands = new StringBuilder();
                 for (String jndiName : jndiNames) {
                     String pool = jndiName.substring(jndiName.lastIndexOf('/') + 1) + "-pool";
+                    String size = maxPoolSizes.containsKey(jndiName)
+                            ? " --steadypoolsize 0 --maxpoolsize " + maxPoolSizes.get(jndiName) : "";
                     commands.append("""
-                            create-jdbc-connection-pool --datasourceclassname org.postgresql.ds.PGSimpleDataSource --restype javax.sql.DataSource --isconnectvalidatereq=true --validationmethod=custom-validation --validationclassname=org.glassfish.api.jdbc.validation.PostgresConnectionValidation --failconnection=true --property user=postgres:password=unused:serverName=%s:portNumber=%d:databaseName=postgres %s
+                            create-jdbc-connection-pool --datasourceclassname org.postgresql.ds.PGSimpleDataSource --restype javax.sql.DataSource%s --property user=postgres:password=unused:serverName=%s:portNumber=%d:databaseName=postgres %s
                             create-jdbc-resource --connectionpoolid %s %s
-                            """.formatted(postgres.address(), postgres.port(), pool, pool, jndiName));
+                            """.formatted(size, postgres.address(), postgres.port(), pool, pool, jndiName));
                 }
                 Path file;
                 try {
@@ -114,12 +119,14 @@ public interface ServerProcess extends AutoCloseable {
                 features.add("jdbc-4.3");
                 StringBuilder config = new StringBuilder("<library id=\"postgresql\"><file name=\"%s\"/></library>\n".formatted(driver));
                 for (String jndiName : jndiNames) {
+                    String size = maxPoolSizes.containsKey(jndiName)
+                            ? "<connectionManager maxPoolSize=\"" + maxPoolSizes.get(jndiName) + "\"/>" : "";
                     config.append("""
                             <dataSource id="%s" jndiName="%s">
-                              <jdbcDriver libraryRef="postgresql"/>
+                              <jdbcDriver libraryRef="postgresql"/>%s
                               <properties.postgresql serverName="%s" portNumber="%d" databaseName="postgres" user="postgres" password="unused"/>
                             </dataSource>
-                            """.formatted(jndiName.substring(jndiName.lastIndexOf('/') + 1), jndiName,
+                            """.formatted(jndiName.substring(jndiName.lastIndexOf('/') + 1), jndiName, size,
                             postgres.address(), postgres.port()));
                 }
                 yield LibertyServer.startWithConfig(wars, port, systemProperties, features, config.toString());

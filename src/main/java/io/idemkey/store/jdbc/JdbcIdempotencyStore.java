@@ -35,7 +35,8 @@ import java.util.regex.Pattern;
  * the same key while it ran, too late for its snapshot to see.
  *
  * <p>Complete, release and renew are compare-and-set on the owner token, one statement each. Every
- * statement has a bounded timeout. Outside a JTA transaction each runs on its own connection in
+ * call is bounded by the store's timeout, the wait for a pooled connection included
+ * ({@link StoreConnections}). Outside a JTA transaction each runs on its own connection in
  * auto-commit mode (as a container's DataSource hands them out when no transaction is active).
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore {
@@ -52,9 +53,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     private static final long[] ACQUIRE_PAUSES_MS = {0, 5, 25, 100, 250};
 
-    private final DataSource dataSource;
+    private final StoreConnections connections;
     private final String table;
-    private final int timeoutSeconds;
     private final String acquire;
     private final String complete;
     private final String completeInTransaction;
@@ -68,16 +68,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /**
      * @param dataSource     where the table lives; connections are borrowed per operation
      * @param table          the table's name ({@code idempotency_keys})
-     * @param timeoutSeconds the longest a statement may take, waits on other transactions' locks included
+     * @param timeoutSeconds the longest a store call may take, from borrowing a connection to the answer
+     *                       (waits on other transactions' locks included; a vanished database: about a
+     *                       second more)
      */
     public JdbcIdempotencyStore(DataSource dataSource, String table, int timeoutSeconds) {
         requireTableName(table);
         if (timeoutSeconds < 1) {
             throw new IllegalArgumentException("the statement timeout must be at least 1 s: " + timeoutSeconds);
         }
-        this.dataSource = dataSource;
+        this.connections = new StoreConnections(dataSource, table, timeoutSeconds);
         this.table = table;
-        this.timeoutSeconds = timeoutSeconds;
         // The parameters once (key, fingerprint, owner token, lock TTL in ms), in the CTE "p". The
         // UPDATE and the INSERT write only when the row read first is expired, ours, or absent: their
         // uncorrelated EXISTS conditions are false otherwise, and nothing is locked or waited for. An
@@ -238,27 +239,30 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     private void createTableNow() {
-        try {
-            executeDdl();
-        } catch (SQLException e) {
-            // Two servers starting at once: "IF NOT EXISTS" does not stop the second from colliding with
-            // the first's uncommitted catalog rows (unique_violation, duplicate_table). Once is enough.
-            if (!"23505".equals(e.getSQLState()) && !"42P07".equals(e.getSQLState())) {
-                throw failure("create the table " + table, e);
-            }
+        for (int attempt = 1; ; attempt++) {
             try {
                 executeDdl();
-            } catch (SQLException again) {
-                throw failure("create the table " + table, again);
+                return;
+            } catch (SQLException e) {
+                // Servers (or applications) starting at once: "IF NOT EXISTS" does not stop one from
+                // colliding with another's uncommitted catalog rows (unique_violation, duplicate_table,
+                // a deadlock between the two). Once the other committed, the table is there.
+                String state = sqlState(e);
+                boolean collided = state.equals("23505") || state.equals("42P07") || state.startsWith("40");
+                if (!collided || attempt == 5 || !pause(100L * attempt)) {
+                    throw failure("create the table " + table, e);
+                }
             }
         }
     }
 
     private void executeDdl() throws SQLException {
-        try (Connection connection = connection("create the table " + table); Statement statement = connection.createStatement()) {
-            statement.setQueryTimeout(timeoutSeconds);
-            statement.execute(ddl(table));
-        }
+        connections.outsideTransaction("create the table " + table, (connection, timeout) -> {
+            try (Statement statement = connection.createStatement()) {
+                statement.setQueryTimeout(timeout);
+                return statement.execute(ddl(table));
+            }
+        });
     }
 
     @Override
@@ -345,17 +349,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                                                          Duration ttl) {
         createPendingTable();
         TransactionalCompletion outcome;
-        try (Connection connection = connection("complete")) {
-            InTransaction first = completeInTransaction(connection, recordKey, ownerToken, response, ttl);
-            if (first.outcome() == null && first.readCommitted()) {
+        try {
+            outcome = connections.inTransaction("complete", (connection, timeout) -> {
+                InTransaction first = completeInTransaction(connection, timeout, recordKey, ownerToken, response, ttl);
+                if (first.outcome() != null || !first.readCommitted()) {
+                    return first.outcomeOrNotJoined();
+                }
                 try (Statement statement = connection.createStatement()) {
-                    statement.setQueryTimeout(timeoutSeconds);
+                    statement.setQueryTimeout(timeout);
                     statement.execute("SELECT txid_current()");
                 }
-                outcome = completeInTransaction(connection, recordKey, ownerToken, response, ttl).outcomeOrNotJoined();
-            } else {
-                outcome = first.outcomeOrNotJoined();
-            }
+                return completeInTransaction(connection, timeout, recordKey, ownerToken, response, ttl).outcomeOrNotJoined();
+            });
         } catch (SQLException e) {
             throw failure("complete", e);
         }
@@ -374,10 +379,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    private InTransaction completeInTransaction(Connection connection, String recordKey, String ownerToken,
+    private InTransaction completeInTransaction(Connection connection, int timeout, String recordKey, String ownerToken,
                                                 byte[] response, Duration ttl) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(completeInTransaction)) {
-            statement.setQueryTimeout(timeoutSeconds);
+            statement.setQueryTimeout(timeout);
             statement.setBytes(1, response);
             statement.setLong(2, millis(ttl));
             statement.setString(3, recordKey);
@@ -406,10 +411,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * @return how many rows were deleted
      */
     public int deleteExpired(int batchSize) {
-        try (Connection connection = connection("delete expired rows"); PreparedStatement statement = connection.prepareStatement(deleteExpired)) {
-            statement.setQueryTimeout(timeoutSeconds);
-            statement.setInt(1, batchSize);
-            return statement.executeUpdate();
+        try {
+            return connections.outsideTransaction("delete expired rows", (connection, timeout) -> {
+                try (PreparedStatement statement = connection.prepareStatement(deleteExpired)) {
+                    statement.setQueryTimeout(timeout);
+                    statement.setInt(1, batchSize);
+                    return statement.executeUpdate();
+                }
+            });
         } catch (SQLException e) {
             throw failure("delete expired rows", e);
         }
@@ -436,20 +445,24 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (leases.isEmpty()) {
             return renewals;
         }
-        try (Connection connection = connection("renew"); PreparedStatement statement = connection.prepareStatement(renew)) {
-            statement.setQueryTimeout(timeoutSeconds);
-            statement.setArray(1, connection.createArrayOf("text", leases.stream().map(Lease::recordKey).toArray()));
-            statement.setArray(2, connection.createArrayOf("text", leases.stream().map(Lease::ownerToken).toArray()));
-            statement.setArray(3, connection.createArrayOf("bigint",
-                    leases.stream().map(lease -> millis(lease.lockTtl())).toArray()));
-            try (ResultSet rows = statement.executeQuery()) {
-                for (int i = 0; i < renewals.length; i++) {
-                    rows.next();
-                    int outcome = rows.getInt(2);
-                    renewals[i] = outcome > 0 ? Renewal.RENEWED : outcome == 0 ? Renewal.UNKNOWN : Renewal.LOST;
+        try {
+            return connections.outsideTransaction("renew", (connection, timeout) -> {
+                try (PreparedStatement statement = connection.prepareStatement(renew)) {
+                    statement.setQueryTimeout(timeout);
+                    statement.setArray(1, connection.createArrayOf("text", leases.stream().map(Lease::recordKey).toArray()));
+                    statement.setArray(2, connection.createArrayOf("text", leases.stream().map(Lease::ownerToken).toArray()));
+                    statement.setArray(3, connection.createArrayOf("bigint",
+                            leases.stream().map(lease -> millis(lease.lockTtl())).toArray()));
+                    try (ResultSet rows = statement.executeQuery()) {
+                        for (int i = 0; i < renewals.length; i++) {
+                            rows.next();
+                            int outcome = rows.getInt(2);
+                            renewals[i] = outcome > 0 ? Renewal.RENEWED : outcome == 0 ? Renewal.UNKNOWN : Renewal.LOST;
+                        }
+                    }
+                    return renewals;
                 }
-            }
-            return renewals;
+            });
         } catch (SQLException e) {
             throw failure("renew", e);
         }
@@ -457,16 +470,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean isAvailable() {
-        try (Connection connection = dataSource.getConnection()) {
-            return connection.isValid(timeoutSeconds);
-        } catch (SQLException e) {
-            return false;
-        }
+        return connections.isAvailable();
     }
 
-    /** The data source belongs to the container (or the caller): nothing to close here. */
+    /** Stops the checkout watchdog; the data source belongs to the container (or the caller). */
     @Override
     public void close() {
+        connections.close();
     }
 
     @Override
@@ -485,36 +495,34 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * A connection from the data source; failing that, the store is unavailable whatever the error
-     * says (a container's pool reports a refused connection in its own words, without an SQL state).
+     * One statement outside any transaction, within the store's timeout (on another connection if the
+     * one borrowed was broken); SQL errors classified by {@link #failure}.
      */
-    private Connection connection(String operation) {
-        try {
-            return dataSource.getConnection();
-        } catch (SQLException e) {
-            throw new NoConnectionException("The idempotency table " + table + " could not " + operation
-                    + ": no connection (" + e.getMessage() + ")", e);
-        }
-    }
-
-    /** One statement on a borrowed connection, with the timeout; SQL errors classified by {@link #failure}. */
     private <T> T query(String sql, String operation, Parameters parameters, Rows<T> rows) {
-        try (Connection connection = connection(operation); PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setQueryTimeout(timeoutSeconds);
-            parameters.set(statement);
-            try (ResultSet result = statement.executeQuery()) {
-                return rows.read(result);
-            }
+        try {
+            return connections.outsideTransaction(operation, (connection, timeout) -> {
+                try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                    statement.setQueryTimeout(timeout);
+                    parameters.set(statement);
+                    try (ResultSet result = statement.executeQuery()) {
+                        return rows.read(result);
+                    }
+                }
+            });
         } catch (SQLException e) {
             throw failure(operation, e);
         }
     }
 
     private boolean update(String sql, String operation, Parameters parameters) {
-        try (Connection connection = connection(operation); PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setQueryTimeout(timeoutSeconds);
-            parameters.set(statement);
-            return statement.executeUpdate() == 1;
+        try {
+            return connections.outsideTransaction(operation, (connection, timeout) -> {
+                try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                    statement.setQueryTimeout(timeout);
+                    parameters.set(statement);
+                    return statement.executeUpdate() == 1;
+                }
+            });
         } catch (SQLException e) {
             throw failure(operation, e);
         }
@@ -525,8 +533,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * store is unavailable: 503 or fail-open), anything else a defect.
      */
     private RuntimeException failure(String operation, SQLException e) {
-        String state = e.getSQLState() == null ? "" : e.getSQLState();
-        boolean unavailable = e instanceof SQLTransientException
+        String state = sqlState(e);
+        boolean unavailable = e instanceof SQLTransientException || StoreConnections.isBroken(e)
                 || state.startsWith("08")      // connection exception
                 || state.startsWith("53")      // insufficient resources
                 || state.startsWith("57")      // operator intervention: query canceled (timeout), shutting down
@@ -537,9 +545,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return unavailable ? new StoreUnavailableException(message, e) : new IllegalStateException(message, e);
     }
 
+    /** The SQL state of the exception or, where it has none (a container's wrapper), of the first it wraps that has one. */
+    private static String sqlState(SQLException failure) {
+        for (Throwable e = failure; e != null; e = e.getCause() == e ? null : e.getCause()) {
+            if (e instanceof SQLException sql && sql.getSQLState() != null) {
+                return sql.getSQLState();
+            }
+        }
+        return "";
+    }
+
     /** Serialization failure or deadlock (class 40): the statement may simply run again. */
     private static boolean isConflict(Throwable cause) {
-        return cause instanceof SQLException e && e.getSQLState() != null && e.getSQLState().startsWith("40");
+        return cause instanceof SQLException e && sqlState(e).startsWith("40");
     }
 
     private static long millis(Duration duration) {

@@ -20,7 +20,13 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -271,6 +277,32 @@ class JdbcIdempotencyStoreTest extends IdempotencyStoreContract {
             transaction.rollback();
         }
         assertEquals(Renewal.RENEWED, store.renew(held, "owner", LONG_LOCK));
+    }
+
+    /** Applications and servers deploying at once all create the table: each starts, none fails on the others' catalog rows. */
+    @Test
+    void severalDeploymentsCreatingTheTableAtOnceAllStart() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            String table = "created_at_once_" + round;
+            ExecutorService deployments = Executors.newFixedThreadPool(6);
+            try {
+                List<Future<?>> created = new ArrayList<>();
+                CountDownLatch go = new CountDownLatch(1);
+                for (int i = 0; i < 6; i++) {
+                    created.add(deployments.submit(() -> {
+                        go.await();
+                        new JdbcIdempotencyStore(postgres.dataSource(), table, 2).createTable();
+                        return null;
+                    }));
+                }
+                go.countDown();
+                for (Future<?> deployment : created) {
+                    deployment.get(30, TimeUnit.SECONDS);
+                }
+            } finally {
+                deployments.shutdown();
+            }
+        }
     }
 
     @Test

@@ -45,6 +45,8 @@ import java.util.concurrent.TimeUnit;
 public class ExactlyOnceResource {
 
     public static final String DATA_SOURCE = "jdbc/idemkey";
+    /** A DataSource whose pool has two connections, for a test that drains it. */
+    public static final String SMALL_DATA_SOURCE = "jdbc/idemkey-small";
     private static final Map<String, CountDownLatch> HELD = new ConcurrentHashMap<>();
 
     public record Charge(String key, long effect) {
@@ -84,6 +86,22 @@ public class ExactlyOnceResource {
             poisonTransaction();
         }
         return Response.status(201).entity(new Charge(key, effect)).build();
+    }
+
+    /**
+     * A business transaction that holds a connection of {@code jdbc/idemkey-small} until
+     * {@code POST exactly-once/resume?key=...}: several of them drain that pool.
+     */
+    @POST
+    @Path("occupy")
+    @Transactional
+    public String occupy(@QueryParam("key") String key) throws NamingException, SQLException, InterruptedException {
+        try (Connection connection = ((DataSource) new InitialContext().lookup(SMALL_DATA_SOURCE)).getConnection();
+             PreparedStatement query = connection.prepareStatement("SELECT 1")) {
+            query.executeQuery().close();
+            hold(key);
+        }
+        return "released";
     }
 
     /** Whether a request with this key is waiting in {@code hold}. */

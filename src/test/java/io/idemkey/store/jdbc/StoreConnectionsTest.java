@@ -1,0 +1,125 @@
+package io.idemkey.store.jdbc;
+
+import io.idemkey.spi.AcquireResult;
+import io.idemkey.spi.StoreUnavailableException;
+import io.idemkey.testing.NonValidatingPool;
+import io.idemkey.testing.PostgresServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The JDBC store's calls are bounded by its timeout whatever the pool and the network do: a pool
+ * that business transactions drained, a database that vanished without a reset, connections a
+ * database restart killed and a pool that never checks them. On a real PostgreSQL, through a pool
+ * that behaves as a container's does by default ({@link NonValidatingPool}).
+ */
+class StoreConnectionsTest {
+
+    private static final byte[] FINGERPRINT = {1, 2, 3};
+    private static final Duration LOCK = Duration.ofMinutes(1);
+    private static final int TIMEOUT_SECONDS = 1;
+    private static PostgresServer postgres;
+
+    @BeforeAll
+    static void startPostgres() {
+        postgres = PostgresServer.start();
+        new JdbcIdempotencyStore(postgres.dataSource(), "idempotency_keys", 2).createTable();
+    }
+
+    @AfterAll
+    static void stopPostgres() {
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    /** A pool whose every connection business transactions hold: unavailable after the store's timeout, not the pool's 60 s. */
+    @Test
+    void aPoolDrainedByBusinessTransactionsMakesTheCallUnavailableWithinTheStoresTimeout() throws Exception {
+        NonValidatingPool pool = new NonValidatingPool(postgres.dataSourceWithoutReadTimeout(), 2, Duration.ofSeconds(60));
+        JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", TIMEOUT_SECONDS);
+        try (Connection business1 = pool.getConnection(); Connection business2 = pool.getConnection()) {
+            long started = System.nanoTime();
+            StoreUnavailableException unavailable = assertTimeoutPreemptively(Duration.ofSeconds(20), () ->
+                    assertThrows(StoreUnavailableException.class, () -> store.acquire(key(), FINGERPRINT, "o", LOCK)));
+            long millis = (System.nanoTime() - started) / 1_000_000;
+            assertTrue(millis < 3_000, "unavailable after " + millis + " ms: " + unavailable.getMessage());
+            assertInstanceOf(NoConnectionException.class, unavailable);
+            assertFalse(Thread.currentThread().isInterrupted(), "the watchdog's interrupt is not left behind");
+        }
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK), "free again");
+        store.close();
+    }
+
+    /** An interrupt the caller had before the call is the caller's: kept. */
+    @Test
+    void anInterruptTheCallerHadIsKept() {
+        NonValidatingPool pool = new NonValidatingPool(postgres.dataSourceWithoutReadTimeout(), 2, Duration.ofSeconds(60));
+        JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", TIMEOUT_SECONDS);
+        Thread.currentThread().interrupt();
+        try {
+            store.isAvailable();
+            assertTrue(Thread.currentThread().isInterrupted());
+        } finally {
+            Thread.interrupted();
+            store.close();
+        }
+    }
+
+    /**
+     * A database that stops answering on an open connection (its host gone without a reset): the
+     * statement timeout is the database's to carry out, so only the connection's network timeout
+     * ends the read. Unavailable within about the store's timeout, not never.
+     */
+    @Test
+    void aCallOnAConnectionWhoseDatabaseVanishedIsUnavailableWithinAboutTheTimeout() throws Exception {
+        NonValidatingPool pool = new NonValidatingPool(postgres.dataSourceWithoutReadTimeout(), 1, Duration.ofSeconds(60));
+        pool.fill(); // one open connection, idle in the pool
+        JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", TIMEOUT_SECONDS);
+        postgres.freeze();
+        try {
+            long started = System.nanoTime();
+            assertTimeoutPreemptively(Duration.ofSeconds(20), () ->
+                    assertThrows(StoreUnavailableException.class, () -> store.acquire(key(), FINGERPRINT, "o", LOCK)));
+            long millis = (System.nanoTime() - started) / 1_000_000;
+            assertTrue(millis < TIMEOUT_SECONDS * 1000 + 2_500, "unavailable after " + millis + " ms");
+        } finally {
+            postgres.thaw();
+        }
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK), "the dead connection was dropped");
+        store.close();
+    }
+
+    /**
+     * A database restart kills every pooled connection, and a pool that does not validate hands them
+     * out all the same: each is discarded as it fails, and the call runs on another, so the first
+     * call after the restart succeeds.
+     */
+    @Test
+    void connectionsARestartKilledAreDiscardedAndTheCallRunsOnAnother() throws Exception {
+        NonValidatingPool pool = new NonValidatingPool(postgres.dataSourceWithoutReadTimeout(), 4, Duration.ofSeconds(60));
+        pool.fill(); // four open connections, idle
+        JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", 2);
+        postgres.restart();
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK));
+        assertEquals(4, pool.aborted.get(), "each dead connection discarded");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK));
+        store.close();
+    }
+
+    private static String key() {
+        return "connections:" + UUID.randomUUID();
+    }
+}
