@@ -7,6 +7,7 @@ import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.testing.RedisMonitor;
 import io.idemkey.testing.RedisServer;
+import io.idemkey.testing.ReplyLosingProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -219,6 +220,32 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
                 assertInstanceOf(AcquireResult.RateLimited.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK, limit))));
         long counterTtl = pttl(RedisIdempotencyStore.counterKey(key));
         assertTrue(counterTtl > 0 && counterTtl <= 30_000, "the counter lives as long as its window: " + counterTtl);
+    }
+
+    /**
+     * An acquire whose reply was lost (the script ran, then the connection broke) is sent again by
+     * the store on a fresh connection with the same owner token, and finds its own record: acquired.
+     * With a rate limit that second sending is the same request, not another, and is not counted
+     * again: else, at the limit, it answered 429 although the first sending made the record, and the
+     * key then answered 409 until the lease ended.
+     */
+    @Test
+    void aRateLimitedAcquireSentAgainAfterItsReplyWasLostIsNotCountedTwice() {
+        RateLimit limit = new RateLimit(1, Duration.ofMinutes(1));
+        String key = key("lost-reply-rate-limited");
+        try (ReplyLosingProxy proxy = ReplyLosingProxy.to(server.port());
+             IdempotencyStore proxied = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(proxy.url(), null, null)
+                     .connectTimeout(TIMEOUT).readTimeout(TIMEOUT))) {
+            proxied.acquire(key("proxy-warm-up"), FINGERPRINT, "w", LONG_LOCK); // a pooled connection, the script cached
+            server.resetStats();
+            proxy.loseNextReply();
+            AcquireResult acquired = proxied.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK, limit);
+            assertEquals(2L, server.commandCalls().get("evalsha"), "the acquire was sent again after its reply was lost");
+            assertInstanceOf(AcquireResult.Acquired.class, acquired, "the record the first sending made is this request's");
+            assertInstanceOf(AcquireResult.RateLimited.class, proxied.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK, limit),
+                    "one request counted, so another is beyond the limit of 1");
+            assertTrue(proxied.complete(key, "owner-1", RESPONSE, DAY));
+        }
     }
 
     @Test
