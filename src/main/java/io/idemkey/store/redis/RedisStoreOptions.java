@@ -279,21 +279,29 @@ public final class RedisStoreOptions {
     }
 
     /**
-     * A Jedis client, and what the store does to its connections besides using them: drop the idle
-     * ones (after one turned out broken: Redis restarted, a proxy cut it) and, in a cluster, ask
-     * the nodes for the slots again (after a pipelined reply said a slot moved).
+     * A Jedis client, and what the store does besides sending commands through it: pipelines on
+     * connections to the masters of its own choosing ({@link Masters}), and dropping the idle
+     * connections (after one turned out broken: Redis restarted, a proxy cut it).
      */
-    record Connected(UnifiedJedis client, Runnable dropIdleConnections, Runnable refreshTopology) {
+    record Connected(UnifiedJedis client, Masters masters, Runnable dropIdleConnections) implements AutoCloseable {
+        @Override
+        public void close() {
+            try {
+                masters.close();
+            } finally {
+                client.close();
+            }
+        }
     }
 
     /**
      * The Jedis client for the mode: {@link RedisClient} (one server), {@link RedisSentinelClient}
      * (asks the sentinels for the master, and follows it when they fail over) or
      * {@link RedisClusterClient} (routes each command to its slot's master, follows MOVED and ASK,
-     * and tries again while a failover lasts, up to the read timeout). A standalone client connects
-     * on its first command; the others ask their nodes for the topology here, and throw if none
-     * answers. Each is built on a connection provider of its own making where the store needs the
-     * provider's pools.
+     * and tries again while a failover lasts, up to the read timeout). A
+     * standalone client connects on its first command; the others ask their nodes for the topology
+     * here, and throw if none answers. Each is built on a connection provider of its own making
+     * where the store needs the provider.
      */
     Connected createClient() {
         JedisClientConfig client = clientConfig(true);
@@ -301,7 +309,8 @@ public final class RedisStoreOptions {
             case STANDALONE -> {
                 RedisClient standalone = RedisClient.builder().hostAndPort(address).clientConfig(client)
                         .poolConfig(poolConfig()).build();
-                return new Connected(standalone, () -> standalone.getPool().clear(), () -> { });
+                return new Connected(standalone, Masters.one(() -> address, () -> standalone.getPool().getResource()),
+                        () -> standalone.getPool().clear());
             }
             case SENTINEL -> {
                 SentineledConnectionProvider master = new SentineledConnectionProvider(sentinelMaster, client, poolConfig(),
@@ -309,14 +318,15 @@ public final class RedisStoreOptions {
                 RedisSentinelClient sentineled = RedisSentinelClient.builder().masterName(sentinelMaster)
                         .sentinels(Set.copyOf(nodes)).clientConfig(client).sentinelClientConfig(clientConfig(false))
                         .connectionProvider(master).build();
-                return new Connected(sentineled, () -> master.getConnectionMap().values().forEach(Pool::clear), () -> { });
+                return new Connected(sentineled, Masters.one(master::getCurrentMaster, master::getConnection),
+                        () -> master.getConnectionMap().values().forEach(Pool::clear));
             }
             case CLUSTER -> {
                 ClusterConnectionProvider slots = new ClusterConnectionProvider(Set.copyOf(nodes), client, poolConfig());
                 RedisClusterClient cluster = RedisClusterClient.builder().nodes(Set.copyOf(nodes)).clientConfig(client)
                         .connectionProvider(slots).maxTotalRetriesDuration(readTimeout).build();
-                return new Connected(cluster, () -> cluster.getClusterNodes().values().forEach(ConnectionPool::clear),
-                        slots::renewSlotCache);
+                return new Connected(cluster, new ClusterMasters(slots),
+                        () -> cluster.getClusterNodes().values().forEach(ConnectionPool::clear));
             }
             default -> throw new IllegalStateException("unknown mode " + mode);
         }

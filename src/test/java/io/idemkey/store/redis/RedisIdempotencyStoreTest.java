@@ -435,6 +435,34 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("after-hang"), FINGERPRINT, "owner-1", LONG_LOCK));
     }
 
+    /**
+     * A Redis that vanished without a TCP reset (a dead host, a partition) does not even accept a
+     * connection: the connect times out, which Jedis reports as a suppressed exception of its
+     * "Failed to connect". That is a timeout too: the store gives up after one connect timeout
+     * (trying again on a fresh connection would wait as long again, for nothing).
+     */
+    @Test
+    void aRedisThatAcceptsNoConnectionFailsWithinOneConnectTimeout() {
+        Duration connectTimeout = Duration.ofSeconds(1);
+        try (RedisServer vanishing = RedisServer.start();
+             IdempotencyStore fresh = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(vanishing.url(), null, null)
+                     .connectTimeout(connectTimeout).readTimeout(Duration.ofSeconds(10)))) {
+            vanishing.vanish();
+            try {
+                long start = System.nanoTime();
+                StoreUnavailableException e = assertThrows(StoreUnavailableException.class,
+                        () -> fresh.acquire(key("vanished"), FINGERPRINT, "owner-1", LONG_LOCK));
+                long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertTrue(elapsed >= connectTimeout.toMillis() - 50 && elapsed < connectTimeout.toMillis() * 3 / 2,
+                        "gave up after " + elapsed + " ms with a connect timeout of " + connectTimeout.toMillis()
+                                + " ms: one wait, not two (" + e.getMessage() + ")");
+            } finally {
+                vanishing.resume();
+            }
+            assertInstanceOf(AcquireResult.Acquired.class, fresh.acquire(key("back"), FINGERPRINT, "owner-1", LONG_LOCK));
+        }
+    }
+
     private static void signal(String signal, String pid) throws IOException, InterruptedException {
         Process kill = new ProcessBuilder("kill", "-" + signal, pid).inheritIO().start();
         assertTrue(kill.waitFor(5, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -" + signal + " " + pid);
