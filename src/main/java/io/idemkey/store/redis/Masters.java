@@ -9,7 +9,7 @@ import java.util.function.Supplier;
  * Where a client sends a record's commands, for what the store pipelines on a connection of its
  * own (a completion with {@code WAIT}, renewals): the master that holds a key, as the client knows
  * it now, and a pooled connection to a master. One server and Sentinel have one master; a cluster
- * has one per slot range.
+ * has one per slot range, and is told when its view may be out of date.
  */
 interface Masters extends AutoCloseable {
 
@@ -24,6 +24,13 @@ interface Masters extends AutoCloseable {
 
     /** A node answered MOVED on {@code connection}: the slots moved, ask that node for them. */
     default void moved(Connection connection) {
+    }
+
+    /**
+     * A call got no answer (a broken or silent connection, a node gone) or an answer that says the
+     * cluster changed: the topology may be out of date, look again soon, off the caller's thread.
+     */
+    default void unanswered() {
     }
 
     /** Stops what it does in the background; the client's pools are the client's to close. */

@@ -33,6 +33,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -55,7 +57,8 @@ import java.util.logging.Logger;
  * may have run it, and a Redis that does not answer would be waited for twice. Pooled connections
  * are not pinged on borrow. Sentinel and cluster clients find their topology when the store opens;
  * if no node answers then, the store keeps trying on each call (the servers start without Redis, as
- * with one server).
+ * with one server), until it is closed. A cluster client asks the nodes for the slots again soon
+ * after a call got no answer, and periodically ({@link ClusterMasters}).
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
 
@@ -74,31 +77,61 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             List.of("READONLY", "LOADING", "OOM", "MASTERDOWN", "TRYAGAIN", "NOAUTH");
 
     private final Supplier<RedisStoreOptions.Connected> connect;
+    private final Runnable afterClose;
     private final String description;
     private final int waitReplicas;
     private final long waitTimeoutMillis;
     private final LongAdder notReplicated = new LongAdder();
     private volatile Runnable whenNotReplicated = () -> { };
     private volatile RedisStoreOptions.Connected connected;
+    private boolean closed; // guarded by this
 
     /**
-     * @param connect      makes the client (called again until it succeeds); the store closes it
+     * @param connect      makes the client (called again until it succeeds, never once the store is
+     *                     closed); the store closes it
+     * @param afterClose   what the store stops once closed, besides the client (its own executor)
      * @param description  where the store points, for messages (never with credentials)
      * @param waitReplicas replicas that must acknowledge a completion ({@code WAIT}); 0: none
      * @param waitTimeout  how long a completion waits for them
      */
-    RedisIdempotencyStore(Supplier<RedisStoreOptions.Connected> connect, String description, int waitReplicas,
-                          Duration waitTimeout) {
+    RedisIdempotencyStore(Supplier<RedisStoreOptions.Connected> connect, Runnable afterClose, String description,
+                          int waitReplicas, Duration waitTimeout) {
         this.connect = connect;
+        this.afterClose = afterClose;
         this.description = description;
         this.waitReplicas = waitReplicas;
         this.waitTimeoutMillis = Math.max(1, waitTimeout.toMillis());
     }
 
-    /** A store as the options say; a standalone one makes no connection until the first command. */
+    /**
+     * A store as the options say; a standalone one makes no connection until the first command. A
+     * cluster store refreshes its topology on a thread of its own (stopped when it closes): a
+     * server gives it its managed executor with {@link #open(RedisStoreOptions, ScheduledExecutorService)}.
+     */
     public static RedisIdempotencyStore open(RedisStoreOptions options) {
-        RedisIdempotencyStore store = new RedisIdempotencyStore(options::createClient, options.description(),
-                options.waitReplicas(), options.waitTimeout());
+        if (options.mode() != RedisStoreOptions.Mode.CLUSTER) {
+            return open(options, null, () -> { });
+        }
+        ScheduledExecutorService own = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "idemkey-redis-topology");
+            thread.setDaemon(true);
+            return thread;
+        });
+        return open(options, own, own::shutdownNow);
+    }
+
+    /**
+     * A store as the options say, whose background work (a cluster's topology refreshes) runs on
+     * {@code background}, which it does not shut down (it cancels its own tasks when it closes).
+     */
+    public static RedisIdempotencyStore open(RedisStoreOptions options, ScheduledExecutorService background) {
+        return open(options, background, () -> { });
+    }
+
+    private static RedisIdempotencyStore open(RedisStoreOptions options, ScheduledExecutorService background,
+                                              Runnable afterClose) {
+        RedisIdempotencyStore store = new RedisIdempotencyStore(() -> options.createClient(background), afterClose,
+                options.description(), options.waitReplicas(), options.waitTimeout());
         try {
             store.connected();
         } catch (StoreUnavailableException e) {
@@ -352,11 +385,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /**
+     * Closes the client and stops the background work; from now on every call is an outage, and
+     * no client is made any more (a store closed before a node ever answered would otherwise make
+     * one on its next call: pools, and Sentinel's listener threads, that nobody closes).
+     */
     @Override
     public void close() {
-        RedisStoreOptions.Connected opened = connected;
-        if (opened != null) {
-            opened.close();
+        RedisStoreOptions.Connected opened;
+        synchronized (this) {
+            closed = true;
+            opened = connected;
+            connected = null;
+        }
+        try {
+            if (opened != null) {
+                opened.close();
+            }
+        } finally {
+            afterClose.run();
         }
     }
 
@@ -375,13 +422,29 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
+     * Commands on the client, as {@link #attemptAgainIfBroken}; a call that ends in an outage tells
+     * the masters, which in a cluster look at the topology again (a failover may be under way).
+     */
+    private <T> T execute(Function<UnifiedJedis, T> commands) {
+        try {
+            return attemptAgainIfBroken(commands);
+        } catch (StoreUnavailableException outage) {
+            RedisStoreOptions.Connected current = connected;
+            if (current != null) {
+                current.masters().unanswered();
+            }
+            throw outage;
+        }
+    }
+
+    /**
      * Commands on the client; retried once, with the idle pooled connections dropped, if a
      * connection turned out to be broken (Redis restarted, a proxy cut it): those idle beside it
      * are likely as stale. Not after a timeout, connecting or reading: Redis is slow or out of
      * reach, not restarted, waiting twice would not help, and a command it may have run (a
      * completion with {@code WAIT}, a batch of renewals) is not sent again.
      */
-    private <T> T execute(Function<UnifiedJedis, T> commands) {
+    private <T> T attemptAgainIfBroken(Function<UnifiedJedis, T> commands) {
         try {
             return attempt(commands);
         } catch (JedisConnectionException first) {
@@ -437,13 +500,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return null;
     }
 
-    /** The client, made on first use (and again until a sentinel or cluster node answers). */
+    /** The client, made on first use (and again until a sentinel or cluster node answers), never once closed. */
     private RedisStoreOptions.Connected connected() {
         RedisStoreOptions.Connected current = connected;
         if (current != null) {
             return current;
         }
         synchronized (this) {
+            if (closed) {
+                throw new StoreUnavailableException("the Redis store at " + description + " is closed", null);
+            }
             if (connected == null) {
                 try {
                     connected = connect.get();

@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Where and how to reach Redis: parsed from a {@code redis://} or {@code rediss://} (TLS) URL, with
@@ -48,6 +49,7 @@ public final class RedisStoreOptions {
     private Duration poolMaxWait = Duration.ofSeconds(2);
     private int waitReplicas = 0;
     private Duration waitTimeout = Duration.ofMillis(100);
+    private Duration topologyRefreshPeriod = Duration.ofSeconds(10);
     private int poolMaxTotal = 64;
     private int poolMinIdle = 0;
     private SSLSocketFactory sslSocketFactory;
@@ -148,6 +150,19 @@ public final class RedisStoreOptions {
         this.waitReplicas = replicas;
         this.waitTimeout = positive(timeout, "wait timeout");
         return this;
+    }
+
+    /**
+     * How often a cluster client asks the nodes for the slots besides asking after a call that got
+     * no answer (default 10 s): a failover no call noticed is followed within about this time.
+     */
+    public RedisStoreOptions topologyRefreshPeriod(Duration period) {
+        this.topologyRefreshPeriod = positive(period, "topology refresh period");
+        return this;
+    }
+
+    public Duration topologyRefreshPeriod() {
+        return topologyRefreshPeriod;
     }
 
     public int waitReplicas() {
@@ -298,12 +313,13 @@ public final class RedisStoreOptions {
      * The Jedis client for the mode: {@link RedisClient} (one server), {@link RedisSentinelClient}
      * (asks the sentinels for the master, and follows it when they fail over) or
      * {@link RedisClusterClient} (routes each command to its slot's master, follows MOVED and ASK,
-     * and tries again while a failover lasts, up to the read timeout). A
+     * and tries again while a failover lasts, up to the read timeout; its slots asked for again on
+     * {@code background} after a call got no answer and every {@link #topologyRefreshPeriod}). A
      * standalone client connects on its first command; the others ask their nodes for the topology
      * here, and throw if none answers. Each is built on a connection provider of its own making
      * where the store needs the provider.
      */
-    Connected createClient() {
+    Connected createClient(ScheduledExecutorService background) {
         JedisClientConfig client = clientConfig(true);
         switch (mode) {
             case STANDALONE -> {
@@ -322,10 +338,11 @@ public final class RedisStoreOptions {
                         () -> master.getConnectionMap().values().forEach(Pool::clear));
             }
             case CLUSTER -> {
+                Objects.requireNonNull(background, "a cluster client needs an executor for its topology refreshes");
                 ClusterConnectionProvider slots = new ClusterConnectionProvider(Set.copyOf(nodes), client, poolConfig());
                 RedisClusterClient cluster = RedisClusterClient.builder().nodes(Set.copyOf(nodes)).clientConfig(client)
                         .connectionProvider(slots).maxTotalRetriesDuration(readTimeout).build();
-                return new Connected(cluster, new ClusterMasters(slots),
+                return new Connected(cluster, new ClusterMasters(slots, background, topologyRefreshPeriod),
                         () -> cluster.getClusterNodes().values().forEach(ConnectionPool::clear));
             }
             default -> throw new IllegalStateException("unknown mode " + mode);

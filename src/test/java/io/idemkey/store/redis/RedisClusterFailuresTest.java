@@ -11,12 +11,15 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -77,6 +80,94 @@ class RedisClusterFailuresTest {
     }
 
     /**
+     * A master that vanishes without a TCP reset (its host dies, a partition): what its clients
+     * sent is never answered and new connections are not accepted. Its replica takes over within
+     * seconds, and the store follows on every path, an acquire, a completion with {@code WAIT} and
+     * renewals (three stores, each with one kind of call only), within seconds too; every call
+     * meanwhile is an outage within its timeouts. Jedis alone never asks for the slots again here:
+     * its retry deadline is the read timeout, so each call fails once and ends. The periodic
+     * refresh is kept out of the way (an hour) to show the refresh the failed calls ask for.
+     */
+    @Test
+    void aMasterThatVanishesIsReplacedByItsReplicaOnEveryPathWithinSeconds() throws Exception {
+        Duration timeout = Duration.ofSeconds(1);
+        try (RedisCluster cluster = RedisCluster.start(3);
+             RedisIdempotencyStore acquiring = RedisIdempotencyStore.open(options(cluster, timeout)
+                     .topologyRefreshPeriod(Duration.ofHours(1)));
+             RedisIdempotencyStore completing = RedisIdempotencyStore.open(options(cluster, timeout)
+                     .topologyRefreshPeriod(Duration.ofHours(1)).waitReplicas(1, Duration.ofMillis(100)));
+             RedisIdempotencyStore renewing = RedisIdempotencyStore.open(options(cluster, timeout)
+                     .topologyRefreshPeriod(Duration.ofHours(1)))) {
+            RedisServer victim = cluster.masters().get(0);
+            List<String> keys = keysOn(cluster, victim, "vanished", 3);
+            String completed = keys.get(0);
+            String toComplete = keys.get(1);
+            Lease lease = new Lease(keys.get(2), "owner", LOCK);
+            for (String key : keys) {
+                assertInstanceOf(AcquireResult.Acquired.class, acquiring.acquire(key, FINGERPRINT, "owner", LOCK));
+            }
+            assertTrue(acquiring.complete(completed, "owner", RESPONSE, DAY));
+            assertTrue(renewing.renew(List.of(lease))[0]);
+            cluster.awaitReplicasCaughtUp();
+            List<RedisServer> replicas = cluster.replicasOf(victim);
+
+            victim.vanish();
+            long vanishedAt = System.nanoTime();
+            List<Path> paths = List.of(
+                    new Path("acquire", () -> acquiring.acquire(completed, FINGERPRINT, "retry", LOCK)
+                            instanceof AcquireResult.Completed c && Arrays.equals(RESPONSE, c.response())),
+                    new Path("completion with WAIT", () -> completing.complete(toComplete, "owner", RESPONSE, DAY)),
+                    new Path("renewals", () -> renewing.renew(List.of(lease))[0]));
+            paths.forEach(Path::start);
+            RedisServer promoted = cluster.awaitFailover(replicas);
+            long promotedAt = System.nanoTime();
+            for (Path path : paths) {
+                path.awaitServed(Duration.ofSeconds(30));
+            }
+
+            for (Path path : paths) {
+                assertEquals(Map.of(), path.otherFailures, path.name + ": only outages while there was no master");
+                assertTrue(path.slowestMillis.get() < 3 * timeout.toMillis() + 1_000,
+                        path.name + ": slowest call " + path.slowestMillis.get() + " ms, no hang");
+                long afterPromotion = TimeUnit.NANOSECONDS.toMillis(path.servedAt.get() - promotedAt);
+                assertTrue(afterPromotion < 15_000, path.name + " served by the promoted replica "
+                        + afterPromotion + " ms after it took over");
+            }
+            assertEquals(promoted, cluster.masterOf(slot(completed)));
+            System.out.printf("master vanished: replica promoted after %d ms; served again after the promotion: %s%n",
+                    TimeUnit.NANOSECONDS.toMillis(promotedAt - vanishedAt), paths.stream().map(path -> path.name + " "
+                            + TimeUnit.NANOSECONDS.toMillis(path.servedAt.get() - promotedAt) + " ms (" + path.outages.get()
+                            + " outages, slowest call " + path.slowestMillis.get() + " ms)").toList());
+        }
+    }
+
+    /**
+     * A failover that no call noticed (nothing asked for the failed master's slots meanwhile) is
+     * followed by the periodic refresh: the first call for those slots afterwards is served, not an
+     * outage.
+     */
+    @Test
+    void aFailoverNoCallNoticedIsFollowedByThePeriodicRefresh() throws Exception {
+        Duration timeout = Duration.ofSeconds(1);
+        Duration period = Duration.ofSeconds(1);
+        try (RedisCluster cluster = RedisCluster.start(3);
+             RedisIdempotencyStore store = RedisIdempotencyStore.open(options(cluster, timeout).topologyRefreshPeriod(period))) {
+            RedisServer victim = cluster.masters().get(0);
+            String completed = keysOn(cluster, victim, "unnoticed", 1).get(0);
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(completed, FINGERPRINT, "owner", LOCK));
+            assertTrue(store.complete(completed, "owner", RESPONSE, DAY));
+            cluster.awaitReplicasCaughtUp();
+
+            cluster.vanishAndAwaitFailover(victim);
+            // a refresh every period, each asking the seeds in turn: the vanished one costs a connect timeout
+            Thread.sleep(3 * (period.toMillis() + timeout.toMillis()));
+
+            AcquireResult first = store.acquire(completed, FINGERPRINT, "retry", LOCK);
+            assertInstanceOf(AcquireResult.Completed.class, first, "the first call after the failover is served");
+        }
+    }
+
+    /**
      * During a scale-out a slot moves to a master just added, which the client has never heard of
      * (it served no slot when the client asked), and the keys already moved answer ASK naming it.
      * A completion with {@code WAIT} of such a key follows the ASK there (the client makes a pool
@@ -129,6 +220,55 @@ class RedisClusterFailuresTest {
                 assertInstanceOf(AcquireResult.Completed.class, store.acquire(key, FINGERPRINT, "again", LOCK), key);
             }
             assertEquals(added, cluster.masterOf(slot));
+        }
+    }
+
+    /** Calls of one kind, made again and again on a thread of their own until one is served. */
+    private static final class Path {
+        final String name;
+        final java.util.function.BooleanSupplier call;
+        final AtomicLong servedAt = new AtomicLong();
+        final AtomicLong slowestMillis = new AtomicLong();
+        final AtomicLong outages = new AtomicLong();
+        final Map<String, Long> otherFailures = new ConcurrentHashMap<>();
+        final CompletableFuture<Void> served = new CompletableFuture<>();
+
+        Path(String name, java.util.function.BooleanSupplier call) {
+            this.name = name;
+            this.call = call;
+        }
+
+        void start() {
+            Thread thread = new Thread(() -> {
+                while (!served.isDone()) {
+                    long start = System.nanoTime();
+                    try {
+                        if (call.getAsBoolean()) {
+                            servedAt.set(System.nanoTime());
+                            served.complete(null);
+                        } else {
+                            otherFailures.merge("answered false", 1L, Long::sum);
+                        }
+                    } catch (StoreUnavailableException e) {
+                        outages.incrementAndGet();
+                    } catch (RuntimeException e) {
+                        otherFailures.merge(e.toString(), 1L, Long::sum);
+                    }
+                    slowestMillis.accumulateAndGet(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), Math::max);
+                }
+            }, "path-" + name);
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        void awaitServed(Duration limit) throws Exception {
+            try {
+                served.get(limit.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                served.cancel(false); // the thread stops after its current call
+                throw new AssertionError(name + " not served within " + limit.toSeconds() + " s: " + outages.get()
+                        + " outages, other failures " + otherFailures);
+            }
         }
     }
 
