@@ -26,7 +26,7 @@
  *
  * The code this models, by revision (ProtocolModelTest fails when one of them changes and this
  * list does not: review the matching operation below, then record the new revision here):
- *   revision record.lua sha256:3858f5e505bcaa15
+ *   revision record.lua sha256:5ff5b2e5aad12eb8
  *   revision JdbcIdempotencyStore.acquire sha256:0281089ffeae34c5
  *   revision JdbcIdempotencyStore.completing sha256:4e2d8d3f3bc1a91f
  *   revision JdbcIdempotencyStore.completeInTransaction sha256:9b6dde8de5a07c2f
@@ -36,9 +36,10 @@
  *
  * Left out on purpose (each is one branch of the code that cannot change the properties here):
  * fingerprint mismatch (422: answered before any state changes), the rate limit (a separate
- * counter key), the replay cache (holds only completed records, which never change), completed
- * records' TTL (longer than any run here: they never expire in the model), fail-open endpoints
- * (they run unprotected by definition).
+ * counter key, counted after lua_acquire's "the same token again" branch, so a retried acquire
+ * that finds its own record acquires again with or without it), the replay cache (holds only
+ * completed records, which never change), completed records' TTL (longer than any run here: they
+ * never expire in the model), fail-open endpoints (they run unprotected by definition).
  */
 
 #ifndef NS

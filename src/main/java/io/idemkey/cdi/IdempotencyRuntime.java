@@ -97,12 +97,13 @@ public class IdempotencyRuntime {
         ConfigLookup config = ConfigLookup.microProfile();
         settings = extension.settings().orElseGet(() -> IdempotencySettings.from(config));
         policies = new PolicyResolver(config, settings);
-        store = openStore(settings);
+        ScheduledExecutorService executor = scheduledExecutor();
+        store = openStore(settings, executor);
         if (settings.rateLimit().isPresent() && !store.countsRequests()) {
             throw new ConfigurationException(IdempotencySettings.RATE_LIMIT_PER_KEY, "is set, but the store " + store
                     + " does not count requests (IdempotencyStore.countsRequests())");
         }
-        scheduler = new ExecutorScheduler(scheduledExecutor());
+        scheduler = new ExecutorScheduler(executor);
         IdempotencyMetrics.Exporter exporter = optional(exporters, "MicroProfile Metrics",
                 "its counters are in the readiness check's data only").orElse(IdempotencyMetrics.Exporter.NONE);
         tracer = optional(tracers, "MicroProfile Telemetry", "decisions are not added to spans").orElse(RequestTracer.NONE);
@@ -286,7 +287,8 @@ public class IdempotencyRuntime {
         return Optional.of(policy);
     }
 
-    private IdempotencyStore openStore(IdempotencySettings settings) {
+    /** The store the settings name; a Redis Cluster store refreshes its topology on {@code executor}. */
+    private IdempotencyStore openStore(IdempotencySettings settings, ScheduledExecutorService executor) {
         if (settings.store() == IdempotencySettings.StoreKind.CUSTOM) {
             // Looked up from the application's side: a library archive may not see the application's beans.
             Instance<IdempotencyStore> custom = CDI.current().select(IdempotencyStore.class);
@@ -307,7 +309,7 @@ public class IdempotencyRuntime {
         if (settings.store() == IdempotencySettings.StoreKind.JDBC) {
             return openJdbc(settings.jdbc());
         }
-        return RedisIdempotencyStore.open(settings.redis());
+        return RedisIdempotencyStore.open(settings.redis(), executor);
     }
 
     /** The table in the application's container-managed DataSource, created if missing and allowed. */

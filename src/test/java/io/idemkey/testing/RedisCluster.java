@@ -2,6 +2,7 @@ package io.idemkey.testing;
 
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,17 +21,60 @@ import static org.awaitility.Awaitility.await;
 public final class RedisCluster implements AutoCloseable {
 
     private final List<RedisServer> nodes = new ArrayList<>();
+    private final Duration nodeTimeout;
 
-    private RedisCluster() {
+    private RedisCluster(Duration nodeTimeout) {
+        this.nodeTimeout = nodeTimeout;
+    }
+
+    /**
+     * A cluster node on free ports; started again on others if one was taken meanwhile (a port is
+     * free when asked for, and this machine's other processes may take it before the node binds it).
+     */
+    private RedisServer startNode() {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return RedisServer.start("--cluster-enabled", "yes", "--cluster-port", Integer.toString(FreePort.next()),
+                        "--cluster-node-timeout", Long.toString(nodeTimeout.toMillis()));
+            } catch (IllegalStateException exited) {
+                if (attempt == 3) {
+                    throw exited;
+                }
+            }
+        }
+    }
+
+    /**
+     * Adds an empty master to the cluster (as a scale-out begins: it serves no slot yet, so a client
+     * that asked for the slots does not know it) and waits until every node knows it.
+     */
+    public RedisServer addMaster() {
+        RedisServer node = startNode();
+        nodes.add(node);
+        String busPort;
+        try (Jedis jedis = node.client()) {
+            busPort = jedis.configGet("cluster-port").get("cluster-port");
+        }
+        try (Jedis jedis = nodes.get(0).client()) {
+            jedis.sendCommand(Protocol.Command.CLUSTER, "MEET", "127.0.0.1", Integer.toString(node.port()), busPort);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(this::isUp);
+        return node;
     }
 
     public static RedisCluster start(int masters) {
-        RedisCluster cluster = new RedisCluster();
+        return start(masters, Duration.ofSeconds(2));
+    }
+
+    /**
+     * A cluster whose nodes count a node that does not answer for {@code nodeTimeout} as failing
+     * (its replica takes over soon after): 2 s by default; a long one keeps a frozen master in place.
+     */
+    public static RedisCluster start(int masters, Duration nodeTimeout) {
+        RedisCluster cluster = new RedisCluster(nodeTimeout);
         try {
             for (int i = 0; i < masters * 2; i++) {
-                cluster.nodes.add(RedisServer.start("--cluster-enabled", "yes",
-                        "--cluster-port", Integer.toString(FreePort.next()),
-                        "--cluster-node-timeout", "2000"));
+                cluster.nodes.add(cluster.startNode());
             }
             List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
             cluster.nodes.forEach(node -> create.add("127.0.0.1:" + node.port()));
@@ -87,7 +131,7 @@ public final class RedisCluster implements AutoCloseable {
     public List<RedisServer> masters() {
         List<RedisServer> masters = new ArrayList<>();
         for (RedisServer node : nodes) {
-            if (node.isRunning()) {
+            if (node.answers()) {
                 try (Jedis jedis = node.client()) {
                     if (jedis.info("replication").contains("role:master")) {
                         masters.add(node);
@@ -122,7 +166,7 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     private List<String> clusterNodes() {
-        RedisServer running = nodes.stream().filter(RedisServer::isRunning).findFirst().orElseThrow();
+        RedisServer running = nodes.stream().filter(RedisServer::answers).findFirst().orElseThrow();
         try (Jedis jedis = running.client()) {
             return List.of(jedis.clusterNodes().split("\n"));
         }
@@ -200,7 +244,7 @@ public final class RedisCluster implements AutoCloseable {
      */
     public void restartWithoutFailover(RedisServer node) {
         node.restart();
-        await().atMost(Duration.ofSeconds(30)).until(() -> nodes.stream().filter(RedisServer::isRunning)
+        await().atMost(Duration.ofSeconds(30)).until(() -> nodes.stream().filter(RedisServer::answers)
                 .allMatch(RedisCluster::clusterOk));
     }
 
@@ -211,8 +255,27 @@ public final class RedisCluster implements AutoCloseable {
     public RedisServer killAndAwaitFailover(RedisServer master) {
         List<RedisServer> replicas = replicasOf(master);
         master.stop();
+        return awaitFailover(replicas);
+    }
+
+    /**
+     * Makes {@code master} vanish without a TCP reset ({@link RedisServer#vanish}) and waits until
+     * one of its replicas has taken over and every node that answers says the cluster is ok;
+     * returns the promoted replica. The vanished master stays frozen until the test resumes it.
+     */
+    public RedisServer vanishAndAwaitFailover(RedisServer master) {
+        List<RedisServer> replicas = replicasOf(master);
+        master.vanish();
+        return awaitFailover(replicas);
+    }
+
+    /**
+     * Waits until one of {@code replicas} (a master's, taken before it failed) has taken over and
+     * every node that answers says the cluster is ok; returns the promoted replica.
+     */
+    public RedisServer awaitFailover(List<RedisServer> replicas) {
         await().atMost(Duration.ofSeconds(60)).until(() -> replicas.stream().anyMatch(r -> role(r).equals("master"))
-                && nodes.stream().filter(RedisServer::isRunning).allMatch(RedisCluster::clusterOk));
+                && nodes.stream().filter(RedisServer::answers).allMatch(RedisCluster::clusterOk));
         return replicas.stream().filter(r -> role(r).equals("master")).findFirst().orElseThrow();
     }
 
@@ -234,14 +297,14 @@ public final class RedisCluster implements AutoCloseable {
             String[] fields = line.split(" ");
             if (fields[3].equals(id) && !fields[2].contains("fail")) {
                 int port = Integer.parseInt(fields[1].substring(fields[1].indexOf(':') + 1, fields[1].indexOf('@')));
-                nodes.stream().filter(node -> node.port() == port && node.isRunning()).forEach(replicas::add);
+                nodes.stream().filter(node -> node.port() == port && node.answers()).forEach(replicas::add);
             }
         }
         return replicas;
     }
 
     private static String role(RedisServer node) {
-        if (!node.isRunning()) {
+        if (!node.answers()) {
             return "dead";
         }
         try (Jedis jedis = node.client()) {

@@ -107,7 +107,7 @@ public final class RedisSentinels implements AutoCloseable {
     /** The running servers that are not the master now. */
     public List<RedisServer> replicas() {
         RedisServer master = master();
-        return servers.stream().filter(s -> s != master && s.isRunning()).toList();
+        return servers.stream().filter(s -> s != master && s.answers()).toList();
     }
 
     /**
@@ -118,6 +118,40 @@ public final class RedisSentinels implements AutoCloseable {
         RedisServer old = master();
         old.stop();
         return awaitFailover(old);
+    }
+
+    /**
+     * Makes the master vanish without a TCP reset ({@link RedisServer#vanish}: a dead host, a
+     * partition) and waits until the sentinels have promoted a replica and every sentinel names
+     * it; returns the new master. The old one stays frozen until the test resumes it.
+     */
+    public RedisServer vanishMasterAndAwaitFailover() {
+        RedisServer old = master();
+        old.vanish();
+        return awaitFailover(old);
+    }
+
+    /** Freezes every sentinel ({@code SIGSTOP}): they keep their connections and answer nothing until {@link #resumeSentinels}. */
+    public void freezeSentinels() {
+        sentinels.forEach(sentinel -> signal(sentinel, "STOP"));
+    }
+
+    public void resumeSentinels() {
+        sentinels.forEach(sentinel -> signal(sentinel, "CONT"));
+    }
+
+    private static void signal(Process process, String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + signal + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Waits until the sentinels have promoted a replica in place of {@code old} and every one names it. */
@@ -133,7 +167,7 @@ public final class RedisSentinels implements AutoCloseable {
         } catch (JedisException notYet) {
             return Optional.empty();
         }
-        if (now == old || !now.isRunning()) {
+        if (now == old || !now.answers()) {
             return Optional.empty();
         }
         for (int port : sentinelPorts) {

@@ -6,6 +6,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,6 +29,8 @@ public final class RedisServer implements AutoCloseable {
     private final Path directory;
     private List<String> extraArguments;
     private Process process;
+    private final List<Socket> fillers = new ArrayList<>();
+    private volatile boolean frozen;
 
     private RedisServer(Host host, int port, List<String> extraArguments) {
         this.host = host;
@@ -69,8 +73,15 @@ public final class RedisServer implements AutoCloseable {
         return process != null && process.isAlive();
     }
 
+    /** Running and not frozen: it answers. */
+    public boolean answers() {
+        return isRunning() && !frozen;
+    }
+
     /** Kills the server (as an outage would): every connection drops, all data is gone. */
     public synchronized void stop() {
+        fillers.forEach(RedisServer::closeQuietly);
+        fillers.clear();
         if (process != null) {
             process.destroyForcibly();
             try {
@@ -79,6 +90,7 @@ public final class RedisServer implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
             process = null;
+            frozen = false;
         }
     }
 
@@ -135,11 +147,44 @@ public final class RedisServer implements AutoCloseable {
     /** Freezes the server ({@code SIGSTOP}): it keeps its connections but answers nothing until {@link #resume}. */
     public synchronized void freeze() {
         signal("STOP");
+        frozen = true;
     }
 
-    /** Lets a frozen server go on ({@code SIGCONT}). */
+    /**
+     * Makes the server behave as a host that vanished without a TCP reset (a dead machine, a
+     * partition): frozen ({@code SIGSTOP}), and its accept queue filled with connections of this
+     * test's, so that what its clients had sent is never answered and a new connection is not even
+     * accepted (the kernel drops its SYNs: a connect timeout), until {@link #resume}.
+     */
+    public synchronized void vanish() {
+        freeze();
+        for (int i = 0; i < 10_000; i++) {
+            Socket filler = new Socket();
+            try {
+                filler.connect(new InetSocketAddress(host.address(), port), 200);
+                fillers.add(filler);
+            } catch (IOException full) { // SocketTimeoutException: the queue is full
+                closeQuietly(filler);
+                return;
+            }
+        }
+        throw new IllegalStateException("the accept queue of port " + port + " never filled");
+    }
+
+    /** Lets a frozen (or vanished) server go on ({@code SIGCONT}). */
     public synchronized void resume() {
+        fillers.forEach(RedisServer::closeQuietly);
+        fillers.clear();
         signal("CONT");
+        frozen = false;
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // a test's own filler connection
+        }
     }
 
     private void signal(String signal) {

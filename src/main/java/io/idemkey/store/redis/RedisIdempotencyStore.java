@@ -7,10 +7,10 @@ import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Protocol;
-import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisAskDataException;
@@ -29,8 +29,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -49,9 +54,12 @@ import java.util.logging.Logger;
  *
  * <p>A command that fails on a pooled connection (Redis restarted, a proxy dropped it) is retried
  * once on a fresh connection before the store is declared unavailable, so the first request after
- * Redis returns succeeds. Pooled connections are not pinged on borrow. Sentinel and cluster clients
- * find their topology when the store opens; if no node answers then, the store keeps trying on
- * each call (the servers start without Redis, as with one server).
+ * Redis returns succeeds; one that timed out (connecting, or waiting for the reply) is not: Redis
+ * may have run it, and a Redis that does not answer would be waited for twice. Pooled connections
+ * are not pinged on borrow. Sentinel and cluster clients find their topology when the store opens;
+ * if no node answers then, the store keeps trying on each call (the servers start without Redis, as
+ * with one server), until it is closed. A cluster client asks the nodes for the slots again soon
+ * after a call got no answer, and periodically ({@link ClusterMasters}).
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
 
@@ -70,31 +78,61 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             List.of("READONLY", "LOADING", "OOM", "MASTERDOWN", "TRYAGAIN", "NOAUTH");
 
     private final Supplier<RedisStoreOptions.Connected> connect;
+    private final Runnable afterClose;
     private final String description;
     private final int waitReplicas;
     private final long waitTimeoutMillis;
     private final LongAdder notReplicated = new LongAdder();
     private volatile Runnable whenNotReplicated = () -> { };
     private volatile RedisStoreOptions.Connected connected;
+    private boolean closed; // guarded by this
 
     /**
-     * @param connect      makes the client (called again until it succeeds); the store closes it
+     * @param connect      makes the client (called again until it succeeds, never once the store is
+     *                     closed); the store closes it
+     * @param afterClose   what the store stops once closed, besides the client (its own executor)
      * @param description  where the store points, for messages (never with credentials)
      * @param waitReplicas replicas that must acknowledge a completion ({@code WAIT}); 0: none
      * @param waitTimeout  how long a completion waits for them
      */
-    RedisIdempotencyStore(Supplier<RedisStoreOptions.Connected> connect, String description, int waitReplicas,
-                          Duration waitTimeout) {
+    RedisIdempotencyStore(Supplier<RedisStoreOptions.Connected> connect, Runnable afterClose, String description,
+                          int waitReplicas, Duration waitTimeout) {
         this.connect = connect;
+        this.afterClose = afterClose;
         this.description = description;
         this.waitReplicas = waitReplicas;
         this.waitTimeoutMillis = Math.max(1, waitTimeout.toMillis());
     }
 
-    /** A store as the options say; a standalone one makes no connection until the first command. */
+    /**
+     * A store as the options say; a standalone one makes no connection until the first command. A
+     * cluster store refreshes its topology on a thread of its own (stopped when it closes): a
+     * server gives it its managed executor with {@link #open(RedisStoreOptions, ScheduledExecutorService)}.
+     */
     public static RedisIdempotencyStore open(RedisStoreOptions options) {
-        RedisIdempotencyStore store = new RedisIdempotencyStore(options::createClient, options.description(),
-                options.waitReplicas(), options.waitTimeout());
+        if (options.mode() != RedisStoreOptions.Mode.CLUSTER) {
+            return open(options, null, () -> { });
+        }
+        ScheduledExecutorService own = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "idemkey-redis-topology");
+            thread.setDaemon(true);
+            return thread;
+        });
+        return open(options, own, own::shutdownNow);
+    }
+
+    /**
+     * A store as the options say, whose background work (a cluster's topology refreshes) runs on
+     * {@code background}, which it does not shut down (it cancels its own tasks when it closes).
+     */
+    public static RedisIdempotencyStore open(RedisStoreOptions options, ScheduledExecutorService background) {
+        return open(options, background, () -> { });
+    }
+
+    private static RedisIdempotencyStore open(RedisStoreOptions options, ScheduledExecutorService background,
+                                              Runnable afterClose) {
+        RedisIdempotencyStore store = new RedisIdempotencyStore(() -> options.createClient(background), afterClose,
+                options.description(), options.waitReplicas(), options.waitTimeout());
         try {
             store.connected();
         } catch (StoreUnavailableException e) {
@@ -175,9 +213,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         List<byte[]> argv = List.of(COMPLETE, bytes(ownerToken), response, millis(ttl));
         List<Object> replies;
         try {
-            replies = execute(client -> completionWithWait(client, recordKey, keys, argv, RECORD.sha1()));
+            replies = execute(client -> completionWithWait(keys, argv, RECORD.sha1()));
         } catch (JedisNoScriptException e) {
-            replies = execute(client -> completionWithWait(client, recordKey, keys, argv, null));
+            replies = execute(client -> completionWithWait(keys, argv, null));
         }
         boolean applied = applied(replies.get(0));
         long acknowledged = (Long) replies.get(1);
@@ -192,49 +230,49 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The completion and {@code WAIT} in one pipeline: {reply, replicas that acknowledged}. In a
-     * cluster whose slot moved (a failover, a resharding) since the client last asked, the node
-     * answers with a redirection and runs nothing; the pipeline then goes to the node it names
-     * ({@code ASKING} first while the slot is being migrated), and the client refreshes its slots.
+     * The completion and {@code WAIT} in one pipeline on a connection to the record's master:
+     * {reply, replicas that acknowledged}. In a cluster whose slot moved (a failover, a resharding)
+     * since the client last asked, the node answers with a redirection and runs nothing; the
+     * pipeline then goes to the node it names ({@code ASKING} first while the slot is being
+     * migrated), and after a MOVED the client asks the node that said so for the slots.
      */
-    private List<Object> completionWithWait(UnifiedJedis client, String recordKey, List<byte[]> keys, List<byte[]> argv,
-                                            byte[] sha1) {
-        Response<Object> completed;
-        Response<Long> waited;
-        try (AbstractPipeline pipeline = client.pipelined()) {
-            completed = script(pipeline, keys, argv, sha1);
-            waited = pipeline.waitReplicas(recordKey, waitReplicas, waitTimeoutMillis);
+    private List<Object> completionWithWait(List<byte[]> keys, List<byte[]> argv, byte[] sha1) {
+        Masters masters = connected().masters();
+        JedisRedirectionException redirected;
+        try (Connection connection = masters.connection(masters.masterOf(keys.get(0)))) {
+            Pipeline pipeline = new Pipeline(connection);
+            Response<Object> completed = script(pipeline, keys, argv, sha1);
+            Response<Long> waited = pipeline.waitReplicas(waitReplicas, waitTimeoutMillis);
             pipeline.sync();
+            try {
+                return List.of(completed.get(), waited.get()); // an error reply throws here, to be classified by attempt
+            } catch (JedisRedirectionException e) {
+                if (e instanceof JedisMovedDataException) {
+                    masters.moved(connection);
+                }
+                redirected = e;
+            }
         }
-        try {
-            return List.of(reply(completed), reply(waited)); // an error reply throws here, to be classified by attempt
-        } catch (JedisRedirectionException redirected) {
-            return completionWithWaitOn(redirected, keys, argv, sha1);
-        }
+        return completionWithWaitOn(masters, redirected, keys, argv, sha1);
     }
 
-    /** {@link #completionWithWait} on the node a cluster redirected it to. */
-    private List<Object> completionWithWaitOn(JedisRedirectionException redirected, List<byte[]> keys, List<byte[]> argv,
-                                              byte[] sha1) {
-        if (redirected instanceof JedisMovedDataException) {
-            connected().refreshTopology().run();
-        }
-        ConnectionPool node = connected().client() instanceof RedisClusterClient cluster
-                ? cluster.getClusterNodes().get(redirected.getTargetNode().toString()) : null;
-        if (node == null) {
-            throw redirected; // a node the client does not know (yet): an outage for this call
-        }
-        Response<Object> completed;
-        Response<Long> waited;
-        try (Pipeline pipeline = new Pipeline(node.getResource(), true)) {
+    /**
+     * {@link #completionWithWait} on the node a cluster redirected it to, whether the client knew
+     * that node or not (an ASK to a master a scale-out has just added); a second redirection is an
+     * outage for this call.
+     */
+    private List<Object> completionWithWaitOn(Masters masters, JedisRedirectionException redirected, List<byte[]> keys,
+                                              List<byte[]> argv, byte[] sha1) {
+        try (Connection connection = masters.connection(redirected.getTargetNode())) {
+            Pipeline pipeline = new Pipeline(connection);
             if (redirected instanceof JedisAskDataException) {
                 pipeline.sendCommand(Protocol.Command.ASKING, new byte[0][]);
             }
-            completed = script(pipeline, keys, argv, sha1);
-            waited = pipeline.waitReplicas(waitReplicas, waitTimeoutMillis);
+            Response<Object> completed = script(pipeline, keys, argv, sha1);
+            Response<Long> waited = pipeline.waitReplicas(waitReplicas, waitTimeoutMillis);
             pipeline.sync();
+            return List.of(completed.get(), waited.get());
         }
-        return List.of(reply(completed), reply(waited));
     }
 
     /** Runs {@code action} for each completion fewer than {@code wait-replicas} replicas acknowledged in time (to count it). */
@@ -282,25 +320,47 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The renewals as one pipeline: by the script's SHA-1, or with its text where {@code sha1} is
-     * null. A renewal a cluster node redirected (its slot moved) runs again as a command of its own,
+     * The renewals as one pipeline per master that holds some of them, by the script's SHA-1, or
+     * with its text where {@code sha1} is null. The masters are asked one after another on this
+     * thread (Jedis's cluster pipeline would start threads for each call, and swallow both an
+     * interrupt and a connection's failure): every master that answers gets its renewals, and one
+     * that does not is reported after them, with its own exception (a read timeout as a timeout).
+     * A renewal a cluster node redirected (its slot moved) runs again as a command of its own,
      * which follows the redirection and refreshes the client's slots.
      */
-    private static List<Object> renewals(UnifiedJedis client, List<Lease> leases, byte[] sha1) {
-        List<Response<Object>> responses = new ArrayList<>(leases.size());
+    private List<Object> renewals(UnifiedJedis client, List<Lease> leases, byte[] sha1) {
+        Masters masters = connected().masters();
+        Map<HostAndPort, List<Integer>> byMaster = new LinkedHashMap<>();
         List<List<byte[]>> arguments = new ArrayList<>(leases.size());
-        try (AbstractPipeline pipeline = client.pipelined()) {
-            for (Lease lease : leases) {
-                List<byte[]> argv = List.of(RENEW, bytes(lease.ownerToken()), millis(lease.lockTtl()));
-                arguments.add(argv);
-                responses.add(script(pipeline, List.of(bytes(lease.recordKey())), argv, sha1));
+        for (int i = 0; i < leases.size(); i++) {
+            Lease lease = leases.get(i);
+            arguments.add(List.of(RENEW, bytes(lease.ownerToken()), millis(lease.lockTtl())));
+            byMaster.computeIfAbsent(masters.masterOf(bytes(lease.recordKey())), master -> new ArrayList<>()).add(i);
+        }
+        List<Response<Object>> responses = new ArrayList<>(Collections.nCopies(leases.size(), null));
+        JedisException unanswered = null;
+        for (Map.Entry<HostAndPort, List<Integer>> master : byMaster.entrySet()) {
+            try (Connection connection = masters.connection(master.getKey())) {
+                Pipeline pipeline = new Pipeline(connection);
+                for (int i : master.getValue()) {
+                    responses.set(i, script(pipeline, List.of(bytes(leases.get(i).recordKey())), arguments.get(i), sha1));
+                }
+                pipeline.sync(); // every reply is read: the connection goes back to the pool clean
+            } catch (JedisException e) {
+                if (unanswered == null) {
+                    unanswered = e;
+                } else {
+                    unanswered.addSuppressed(e);
+                }
             }
-            pipeline.sync(); // every reply is read: the connections go back to the pool clean
+        }
+        if (unanswered != null) {
+            throw unanswered;
         }
         List<Object> replies = new ArrayList<>(responses.size());
         for (int i = 0; i < responses.size(); i++) {
             try {
-                replies.add(reply(responses.get(i))); // an error reply throws here, to be classified by attempt
+                replies.add(responses.get(i).get()); // an error reply throws here, to be classified by attempt
             } catch (JedisRedirectionException moved) {
                 replies.add(script(client, List.of(bytes(leases.get(i).recordKey())), arguments.get(i)));
             }
@@ -322,18 +382,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /**
-     * A pipelined reply. A cluster pipeline whose connection to a node failed leaves that node's
-     * replies unset (Jedis logs the failure and goes on): that is a broken connection too.
-     */
-    private static <T> T reply(Response<T> response) {
-        try {
-            return response.get();
-        } catch (IllegalStateException unanswered) {
-            throw new JedisConnectionException("no reply: the pipeline's connection failed", unanswered);
-        }
-    }
-
     @Override
     public boolean isAvailable() {
         try {
@@ -343,11 +391,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /**
+     * Closes the client and stops the background work; from now on every call is an outage, and
+     * no client is made any more (a store closed before a node ever answered would otherwise make
+     * one on its next call: pools, and Sentinel's listener threads, that nobody closes).
+     */
     @Override
     public void close() {
-        RedisStoreOptions.Connected opened = connected;
-        if (opened != null) {
-            opened.client().close();
+        RedisStoreOptions.Connected opened;
+        synchronized (this) {
+            closed = true;
+            opened = connected;
+            connected = null;
+        }
+        try {
+            if (opened != null) {
+                opened.close();
+            }
+        } finally {
+            afterClose.run();
         }
     }
 
@@ -366,12 +428,29 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Commands on the client; retried once, with the idle pooled connections dropped, if a
-     * connection turned out to be broken (Redis restarted, a proxy cut it): those idle beside it
-     * are likely as stale. Not after a timeout: Redis is slow, not gone, and waiting twice would
-     * not help.
+     * Commands on the client, as {@link #attemptAgainIfBroken}; a call that ends in an outage tells
+     * the masters, which in a cluster look at the topology again (a failover may be under way).
      */
     private <T> T execute(Function<UnifiedJedis, T> commands) {
+        try {
+            return attemptAgainIfBroken(commands);
+        } catch (StoreUnavailableException outage) {
+            RedisStoreOptions.Connected current = connected;
+            if (current != null) {
+                current.masters().unanswered();
+            }
+            throw outage;
+        }
+    }
+
+    /**
+     * Commands on the client; retried once, with the idle pooled connections dropped, if a
+     * connection turned out to be broken (Redis restarted, a proxy cut it): those idle beside it
+     * are likely as stale. Not after a timeout, connecting or reading: Redis is slow or out of
+     * reach, not restarted, waiting twice would not help, and a command it may have run (a
+     * completion with {@code WAIT}, a batch of renewals) is not sent again.
+     */
+    private <T> T attemptAgainIfBroken(Function<UnifiedJedis, T> commands) {
         try {
             return attempt(commands);
         } catch (JedisConnectionException first) {
@@ -427,13 +506,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return null;
     }
 
-    /** The client, made on first use (and again until a sentinel or cluster node answers). */
+    /** The client, made on first use (and again until a sentinel or cluster node answers), never once closed. */
     private RedisStoreOptions.Connected connected() {
         RedisStoreOptions.Connected current = connected;
         if (current != null) {
             return current;
         }
         synchronized (this) {
+            if (closed) {
+                throw new StoreUnavailableException("the Redis store at " + description + " is closed", null);
+            }
             if (connected == null) {
                 try {
                     connected = connect.get();
@@ -466,9 +548,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return false;
     }
 
+    /**
+     * Whether a connection failure was a timeout: a read's is the cause of Jedis's exception, a
+     * connect's a suppressed exception of its "Failed to connect" (one per address tried), and a
+     * cluster client's failure carries the node's further down; so causes and suppressed
+     * exceptions are followed, to a bounded depth.
+     */
     private static boolean timedOut(Throwable e) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SocketTimeoutException) {
+        return timedOut(e, 8);
+    }
+
+    private static boolean timedOut(Throwable e, int depth) {
+        if (e == null || depth == 0) {
+            return false;
+        }
+        if (e instanceof SocketTimeoutException || timedOut(e.getCause(), depth - 1)) {
+            return true;
+        }
+        for (Throwable suppressed : e.getSuppressed()) {
+            if (timedOut(suppressed, depth - 1)) {
                 return true;
             }
         }

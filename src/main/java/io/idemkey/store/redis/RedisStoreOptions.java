@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Where and how to reach Redis: parsed from a {@code redis://} or {@code rediss://} (TLS) URL, with
@@ -48,6 +49,7 @@ public final class RedisStoreOptions {
     private Duration poolMaxWait = Duration.ofSeconds(2);
     private int waitReplicas = 0;
     private Duration waitTimeout = Duration.ofMillis(100);
+    private Duration topologyRefreshPeriod = Duration.ofSeconds(10);
     private int poolMaxTotal = 64;
     private int poolMinIdle = 0;
     private SSLSocketFactory sslSocketFactory;
@@ -148,6 +150,19 @@ public final class RedisStoreOptions {
         this.waitReplicas = replicas;
         this.waitTimeout = positive(timeout, "wait timeout");
         return this;
+    }
+
+    /**
+     * How often a cluster client asks the nodes for the slots besides asking after a call that got
+     * no answer (default 10 s): a failover no call noticed is followed within about this time.
+     */
+    public RedisStoreOptions topologyRefreshPeriod(Duration period) {
+        this.topologyRefreshPeriod = positive(period, "topology refresh period");
+        return this;
+    }
+
+    public Duration topologyRefreshPeriod() {
+        return topologyRefreshPeriod;
     }
 
     public int waitReplicas() {
@@ -279,29 +294,39 @@ public final class RedisStoreOptions {
     }
 
     /**
-     * A Jedis client, and what the store does to its connections besides using them: drop the idle
-     * ones (after one turned out broken: Redis restarted, a proxy cut it) and, in a cluster, ask
-     * the nodes for the slots again (after a pipelined reply said a slot moved).
+     * A Jedis client, and what the store does besides sending commands through it: pipelines on
+     * connections to the masters of its own choosing ({@link Masters}), and dropping the idle
+     * connections (after one turned out broken: Redis restarted, a proxy cut it).
      */
-    record Connected(UnifiedJedis client, Runnable dropIdleConnections, Runnable refreshTopology) {
+    record Connected(UnifiedJedis client, Masters masters, Runnable dropIdleConnections) implements AutoCloseable {
+        @Override
+        public void close() {
+            try {
+                masters.close();
+            } finally {
+                client.close();
+            }
+        }
     }
 
     /**
      * The Jedis client for the mode: {@link RedisClient} (one server), {@link RedisSentinelClient}
      * (asks the sentinels for the master, and follows it when they fail over) or
      * {@link RedisClusterClient} (routes each command to its slot's master, follows MOVED and ASK,
-     * and tries again while a failover lasts, up to the read timeout). A standalone client connects
-     * on its first command; the others ask their nodes for the topology here, and throw if none
-     * answers. Each is built on a connection provider of its own making where the store needs the
-     * provider's pools.
+     * and tries again while a failover lasts, up to the read timeout; its slots asked for again on
+     * {@code background} after a call got no answer and every {@link #topologyRefreshPeriod}). A
+     * standalone client connects on its first command; the others ask their nodes for the topology
+     * here, and throw if none answers. Each is built on a connection provider of its own making
+     * where the store needs the provider.
      */
-    Connected createClient() {
+    Connected createClient(ScheduledExecutorService background) {
         JedisClientConfig client = clientConfig(true);
         switch (mode) {
             case STANDALONE -> {
                 RedisClient standalone = RedisClient.builder().hostAndPort(address).clientConfig(client)
                         .poolConfig(poolConfig()).build();
-                return new Connected(standalone, () -> standalone.getPool().clear(), () -> { });
+                return new Connected(standalone, Masters.one(() -> address, () -> standalone.getPool().getResource()),
+                        () -> standalone.getPool().clear());
             }
             case SENTINEL -> {
                 SentineledConnectionProvider master = new SentineledConnectionProvider(sentinelMaster, client, poolConfig(),
@@ -309,14 +334,16 @@ public final class RedisStoreOptions {
                 RedisSentinelClient sentineled = RedisSentinelClient.builder().masterName(sentinelMaster)
                         .sentinels(Set.copyOf(nodes)).clientConfig(client).sentinelClientConfig(clientConfig(false))
                         .connectionProvider(master).build();
-                return new Connected(sentineled, () -> master.getConnectionMap().values().forEach(Pool::clear), () -> { });
+                return new Connected(sentineled, Masters.one(master::getCurrentMaster, master::getConnection),
+                        () -> master.getConnectionMap().values().forEach(Pool::clear));
             }
             case CLUSTER -> {
+                Objects.requireNonNull(background, "a cluster client needs an executor for its topology refreshes");
                 ClusterConnectionProvider slots = new ClusterConnectionProvider(Set.copyOf(nodes), client, poolConfig());
                 RedisClusterClient cluster = RedisClusterClient.builder().nodes(Set.copyOf(nodes)).clientConfig(client)
                         .connectionProvider(slots).maxTotalRetriesDuration(readTimeout).build();
-                return new Connected(cluster, () -> cluster.getClusterNodes().values().forEach(ConnectionPool::clear),
-                        slots::renewSlotCache);
+                return new Connected(cluster, new ClusterMasters(slots, background, topologyRefreshPeriod),
+                        () -> cluster.getClusterNodes().values().forEach(ConnectionPool::clear));
             }
             default -> throw new IllegalStateException("unknown mode " + mode);
         }

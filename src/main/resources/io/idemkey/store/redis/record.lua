@@ -13,28 +13,14 @@
 --            wins over every state (422 before 409); the same token acquiring again (a retried
 --            round trip whose reply was lost) acquires again. With a rate limit, KEYS[2] counts the
 --            key's requests in a window that starts with the first (expired by Redis); beyond the
---            permits the answer is {'R', time left in the window} and nothing else happens
+--            permits the answer is {'R', time left in the window} and nothing else happens. A retried
+--            round trip that finds its own record is the same request: it is not counted again
 --   complete token, response, TTL (ms)          -> 1 completed (now, or by this token before) | 0 lease lost
 --   release  token                              -> 1 the key is free (deleted, or already gone) | 0 not ours
 --   renew    token, lock TTL (ms)               -> 1 renewed | 0 lease lost
 
 local key = KEYS[1]
 local operation = ARGV[1]
-
-if operation == 'acquire' and ARGV[5] then
-  local count = redis.call('INCR', KEYS[2])
-  if count == 1 then
-    redis.call('PEXPIRE', KEYS[2], ARGV[6])
-  end
-  if count > tonumber(ARGV[5]) then
-    local left = redis.call('PTTL', KEYS[2])
-    if left < 0 then -- a counter without expiry must not block the key for ever
-      redis.call('PEXPIRE', KEYS[2], ARGV[6])
-      left = tonumber(ARGV[6])
-    end
-    return {'R', left}
-  end
-end
 local record = redis.call('GET', key)
 
 local state, fingerprint, token, header
@@ -48,12 +34,28 @@ if record then
 end
 
 if operation == 'acquire' then
-  if not record then
-    redis.call('SET', key, 'P' .. string.char(#ARGV[2]) .. ARGV[2] .. string.char(#ARGV[3]) .. ARGV[3], 'PX', ARGV[4])
+  if state == 'P' and token == ARGV[3] then
+    -- this token's own acquire, sent again after its reply was lost: the same request, so
+    -- acquired again and, with a rate limit, not counted again
+    redis.call('PEXPIRE', key, ARGV[4])
     return {'A'}
   end
-  if state == 'P' and token == ARGV[3] then
-    redis.call('PEXPIRE', key, ARGV[4])
+  if ARGV[5] then
+    local count = redis.call('INCR', KEYS[2])
+    if count == 1 then
+      redis.call('PEXPIRE', KEYS[2], ARGV[6])
+    end
+    if count > tonumber(ARGV[5]) then
+      local left = redis.call('PTTL', KEYS[2])
+      if left < 0 then -- a counter without expiry must not block the key for ever
+        redis.call('PEXPIRE', KEYS[2], ARGV[6])
+        left = tonumber(ARGV[6])
+      end
+      return {'R', left}
+    end
+  end
+  if not record then
+    redis.call('SET', key, 'P' .. string.char(#ARGV[2]) .. ARGV[2] .. string.char(#ARGV[3]) .. ARGV[3], 'PX', ARGV[4])
     return {'A'}
   end
   if fingerprint ~= ARGV[2] then

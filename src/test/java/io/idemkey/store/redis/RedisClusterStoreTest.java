@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -148,6 +150,30 @@ class RedisClusterStoreTest extends RedisStoreContract {
             assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key("renew-all-" + i), FINGERPRINT, "x", LONG_LOCK),
                     "lease " + i + " extended");
         }
+    }
+
+    /**
+     * Renewals across several masters are read on the calling thread (the server's lease ticker),
+     * one master after another: no thread of Jedis's own is started for them (its cluster pipeline
+     * starts a pool of 3 per call, outside the server's management).
+     */
+    @Test
+    void renewalsAcrossMastersStartNoThread() {
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            String key = key("no-thread-" + i);
+            store.acquire(key, FINGERPRINT, "owner", LONG_LOCK);
+            leases.add(new Lease(key, "owner", LONG_LOCK));
+        }
+        assertEquals(3, leases.stream().map(lease -> cluster.masterOf(JedisClusterCRC16.getSlot(lease.recordKey())))
+                .distinct().count(), "the leases are on every master");
+        boolean[] renewed = new boolean[30];
+        Arrays.fill(renewed, true);
+        store.renew(leases); // every pool has its connection
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long before = threads.getTotalStartedThreadCount();
+        assertArrayEquals(renewed, store.renew(leases));
+        assertEquals(0, threads.getTotalStartedThreadCount() - before, "threads started to renew the leases");
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.testing.RedisMonitor;
 import io.idemkey.testing.RedisServer;
+import io.idemkey.testing.ReplyLosingProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -223,6 +224,32 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         assertTrue(counterTtl > 0 && counterTtl <= 30_000, "the counter lives as long as its window: " + counterTtl);
     }
 
+    /**
+     * An acquire whose reply was lost (the script ran, then the connection broke) is sent again by
+     * the store on a fresh connection with the same owner token, and finds its own record: acquired.
+     * With a rate limit that second sending is the same request, not another, and is not counted
+     * again: else, at the limit, it answered 429 although the first sending made the record, and the
+     * key then answered 409 until the lease ended.
+     */
+    @Test
+    void aRateLimitedAcquireSentAgainAfterItsReplyWasLostIsNotCountedTwice() {
+        RateLimit limit = new RateLimit(1, Duration.ofMinutes(1));
+        String key = key("lost-reply-rate-limited");
+        try (ReplyLosingProxy proxy = ReplyLosingProxy.to(server.port());
+             IdempotencyStore proxied = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(proxy.url(), null, null)
+                     .connectTimeout(TIMEOUT).readTimeout(TIMEOUT))) {
+            proxied.acquire(key("proxy-warm-up"), FINGERPRINT, "w", LONG_LOCK); // a pooled connection, the script cached
+            server.resetStats();
+            proxy.loseNextReply();
+            AcquireResult acquired = proxied.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK, limit);
+            assertEquals(2L, server.commandCalls().get("evalsha"), "the acquire was sent again after its reply was lost");
+            assertInstanceOf(AcquireResult.Acquired.class, acquired, "the record the first sending made is this request's");
+            assertInstanceOf(AcquireResult.RateLimited.class, proxied.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK, limit),
+                    "one request counted, so another is beyond the limit of 1");
+            assertTrue(proxied.complete(key, "owner-1", RESPONSE, DAY));
+        }
+    }
+
     @Test
     void requestCounterSitsInTheRecordsClusterSlot() {
         for (String recordKey : new String[]{"idempotency:alice:8e03978e", "idempotency::k%7B1%7D", "{tenant-7}idempotency::k"}) {
@@ -408,6 +435,34 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
             signal("CONT", pid);
         }
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("after-hang"), FINGERPRINT, "owner-1", LONG_LOCK));
+    }
+
+    /**
+     * A Redis that vanished without a TCP reset (a dead host, a partition) does not even accept a
+     * connection: the connect times out, which Jedis reports as a suppressed exception of its
+     * "Failed to connect". That is a timeout too: the store gives up after one connect timeout
+     * (trying again on a fresh connection would wait as long again, for nothing).
+     */
+    @Test
+    void aRedisThatAcceptsNoConnectionFailsWithinOneConnectTimeout() {
+        Duration connectTimeout = Duration.ofSeconds(1);
+        try (RedisServer vanishing = RedisServer.start();
+             IdempotencyStore fresh = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(vanishing.url(), null, null)
+                     .connectTimeout(connectTimeout).readTimeout(Duration.ofSeconds(10)))) {
+            vanishing.vanish();
+            try {
+                long start = System.nanoTime();
+                StoreUnavailableException e = assertThrows(StoreUnavailableException.class,
+                        () -> fresh.acquire(key("vanished"), FINGERPRINT, "owner-1", LONG_LOCK));
+                long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertTrue(elapsed >= connectTimeout.toMillis() - 50 && elapsed < connectTimeout.toMillis() * 3 / 2,
+                        "gave up after " + elapsed + " ms with a connect timeout of " + connectTimeout.toMillis()
+                                + " ms: one wait, not two (" + e.getMessage() + ")");
+            } finally {
+                vanishing.resume();
+            }
+            assertInstanceOf(AcquireResult.Acquired.class, fresh.acquire(key("back"), FINGERPRINT, "owner-1", LONG_LOCK));
+        }
     }
 
     private static void signal(String signal, String pid) throws IOException, InterruptedException {
