@@ -10,7 +10,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.EOFException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayDeque;
@@ -36,16 +39,25 @@ class RetryLoopTest {
     private static final String PROBLEM_422 = "{\"type\":\"https://idemkey.io/problems/key-reused\",\"title\":\"Idempotency key"
             + " reused\",\"status\":422,\"detail\":\"another body\"}";
 
+    /** The wall clock (for Retry-After dates), which a test may step as NTP does. */
     private final ManualClock clock = new ManualClock();
+    private final SteppedClock wallClock = new SteppedClock(clock);
+    /** The monotonic clock (for the budget), in nanoseconds. */
+    private long nanoTime = 987_654_321L;
     private final List<Duration> waits = new ArrayList<>();
+    private Duration wallClockStepAtFirstWait = Duration.ZERO;
     private final Sleeper sleeper = d -> {
         waits.add(d);
         clock.advance(d);
+        nanoTime += d.toNanos();
+        if (waits.size() == 1) {
+            wallClock.step(wallClockStepAtFirstWait);
+        }
     };
     private double randomShare = 0.5;
 
     private RetryLoop loop(RetryPolicy policy) {
-        return new RetryLoop(policy, clock, sleeper, () -> randomShare);
+        return new RetryLoop(policy, wallClock, () -> nanoTime, sleeper, () -> randomShare);
     }
 
     @Test
@@ -184,6 +196,34 @@ class RetryLoopTest {
     }
 
     @Test
+    void aRetryAfterTooLargeForMillisecondsIsCappedLikeAnyOtherAndItsAnswerFreed() {
+        randomShare = 0;
+        FakeAnswer absurd = answer(503, Map.of("Retry-After", "99999999999999999"), PROBLEM_503).get();
+        Attempts attempts = new Attempts(() -> absurd, answer(201));
+
+        RetryLoop.Final<FakeAnswer> done = loop(RetryPolicy.defaults()).run("POST /payments", "k", attempts);
+
+        assertEquals(201, done.answer().status());
+        assertEquals(List.of(5000L), millis(waits), "capped at the maximum backoff");
+        assertTrue(absurd.discarded, "the retried answer's connection is freed");
+    }
+
+    @Test
+    void anAnswerTheLoopFailsToReadIsFreedBeforeTheFailureLeavesTheCall() {
+        IllegalArgumentException unreadable = new IllegalArgumentException("no HeaderDelegate for this header's type");
+        FakeAnswer broken = new FakeAnswer(503, Map.of(), PROBLEM_503) {
+            @Override
+            public Optional<String> header(String name) {
+                throw unreadable;
+            }
+        };
+
+        assertSame(unreadable, assertThrows(IllegalArgumentException.class,
+                () -> loop(RetryPolicy.defaults()).run("POST /payments", "k", new Attempts(() -> broken))));
+        assertTrue(broken.discarded, "an answer not handed to the caller is freed, whatever ends the call");
+    }
+
+    @Test
     void afterTheLastAttemptTheCallGivesUpWithTheLastProblem() {
         Attempts attempts = new Attempts(() -> answer(503, Map.of("Retry-After", "1"), PROBLEM_503).get());
 
@@ -210,6 +250,21 @@ class RetryLoopTest {
         assertEquals(5, attempts.sent, "at 0, 1, 2, 3 and 4 s; the next would start at 5 s");
         assertEquals(Duration.ofSeconds(4), waits.stream().reduce(Duration.ZERO, Duration::plus));
         assertEquals(5, gaveUp.attempts());
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {-3600, 3600})
+    void theTimeBudgetIsKeptOnAMonotonicClockThatAStepOfTheWallClockDoesNotMove(long stepSeconds) {
+        randomShare = 0;
+        wallClockStepAtFirstWait = Duration.ofSeconds(stepSeconds);
+        RetryPolicy policy = RetryPolicy.defaults().withMaxAttempts(100).withMaxTotalTime(Duration.ofMillis(4500));
+        Attempts attempts = new Attempts(() -> answer(503, Map.of("Retry-After", "1"), PROBLEM_503).get());
+
+        RetriesExhaustedException gaveUp = assertThrows(RetriesExhaustedException.class,
+                () -> loop(policy).run("POST /payments", "k", attempts));
+
+        assertEquals(5, attempts.sent, "at 0, 1, 2, 3 and 4 s whatever the wall clock did after the first attempt");
+        assertTrue(gaveUp.getMessage().contains("gave up after 5 attempts in 4000 ms"), gaveUp.getMessage());
     }
 
     @Test
@@ -241,7 +296,7 @@ class RetryLoopTest {
 
     @Test
     void anInterruptedWaitEndsTheCallAndKeepsTheInterrupt() {
-        RetryLoop interrupted = new RetryLoop(RetryPolicy.defaults(), clock, d -> {
+        RetryLoop interrupted = new RetryLoop(RetryPolicy.defaults(), clock, () -> nanoTime, d -> {
             throw new InterruptedException();
         }, () -> 0.5);
 
@@ -250,6 +305,35 @@ class RetryLoopTest {
 
         assertInstanceOf(InterruptedException.class, gaveUp.getCause());
         assertTrue(Thread.interrupted());
+    }
+
+    /** A wall clock that keeps time with a manual clock, and can be stepped forwards or backwards as NTP steps one. */
+    private static final class SteppedClock extends Clock {
+        private final Clock base;
+        private Duration offset = Duration.ZERO;
+
+        SteppedClock(Clock base) {
+            this.base = base;
+        }
+
+        void step(Duration step) {
+            offset = offset.plus(step);
+        }
+
+        @Override
+        public Instant instant() {
+            return base.instant().plus(offset);
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException();
+        }
     }
 
     private static javax.net.ssl.SSLHandshakeException handshakeFailure(String message, Exception cause) {
@@ -309,7 +393,7 @@ class RetryLoopTest {
         }
     }
 
-    private static final class FakeAnswer implements RetryLoop.Answer {
+    private static class FakeAnswer implements RetryLoop.Answer {
         private final int status;
         private final Map<String, String> headers;
         private final String body;
