@@ -30,12 +30,15 @@ import java.util.logging.Logger;
  * an attempt's answer is final, retried, or the end of the call:
  * <ul>
  * <li>no answer (connection refused or dropped, read timeout: an {@link IOException} of the
- *     transport under the client's {@link ProcessingException}, see {@link #noAnswer}), {@code 409}, {@code 429}, {@code 503} and every other
- *     {@code 5xx} but {@code 501}: retried after a wait, within the policy's attempts and time;</li>
+ *     transport under the client's {@link ProcessingException}, see {@link #noAnswer}), an answer
+ *     whose status the policy retries ({@link RetryPolicy#retryStatuses()}: by default {@code 409},
+ *     {@code 429}, {@code 502}, {@code 503}, {@code 504}), and Idemkey's own {@code 503}
+ *     ({@code store-unavailable}) in any case: retried after a wait, within the policy's
+ *     attempts and time;</li>
  * <li>{@code 422} of type {@code key-reused}: {@link KeyReusedException};</li>
  * <li>a replay ({@code Idempotent-Replayed: true}): final, whatever its status (the first execution's outcome);</li>
- * <li>anything else (a success, {@code 400}, {@code 404}, {@code 413}, another {@code 4xx}, {@code 501}):
- *     final, handed to the caller.</li>
+ * <li>anything else (a success, {@code 400}, {@code 404}, another {@code 4xx}, {@code 500} and the
+ *     other {@code 5xx} by default): final, handed to the caller.</li>
  * </ul>
  */
 final class RetryLoop {
@@ -49,7 +52,7 @@ final class RetryLoop {
 
         Optional<String> header(String name);
 
-        /** The answer's body as a problem (it may be read only once: call at most once). */
+        /** The answer's body as a problem (buffered: it can be read again, by the caller too). */
         Problem problem();
 
         /** Frees what the answer holds (its connection); it is not handed to the caller. Harmless when called again. */
@@ -129,7 +132,7 @@ final class RetryLoop {
                         }
                         return new Final<>(answer, number);
                     }
-                    if (!retryable(status) || replay(answer)) {
+                    if (!retried(answer, status) || replay(answer)) {
                         return new Final<>(answer, number); // a replayed answer is the operation's recorded outcome: final
                     }
                     retryAfter = answer.header("Retry-After").flatMap(this::retryAfter);
@@ -166,9 +169,13 @@ final class RetryLoop {
         return Duration.ofNanos(nanoTime.getAsLong() - startedNanos).toMillis();
     }
 
-    /** Whether an answer with this status is worth another attempt with the same key. */
-    static boolean retryable(int status) {
-        return status == 409 || status == 429 || (status >= 500 && status != 501);
+    /**
+     * Whether an answer is worth another attempt with the same key: its status is one the policy
+     * retries, or it is Idemkey's own {@code 503}, which says the method did not run. (Any other
+     * {@code 5xx} released the key on Idemkey's server: a retry would run the method again.)
+     */
+    private boolean retried(Answer answer, int status) {
+        return policy.retryStatuses().contains(status) || status == 503 && answer.problem().storeUnavailable();
     }
 
     /** The server's recorded answer to the key's first execution (a 409 the application gave, say): it will not change. */

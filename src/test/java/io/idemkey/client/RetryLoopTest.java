@@ -22,6 +22,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -74,7 +75,7 @@ class RetryLoopTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {409, 429, 500, 502, 503, 504})
+    @ValueSource(ints = {409, 429, 502, 503, 504})
     void answersWorthAnotherAttemptAreRetriedAndTheirResponsesFreed(int status) {
         FakeAnswer first = answer(status).get();
         Attempts attempts = new Attempts(() -> first, answer(200));
@@ -87,7 +88,7 @@ class RetryLoopTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {200, 201, 204, 400, 401, 403, 404, 413, 415, 501})
+    @ValueSource(ints = {200, 201, 204, 400, 401, 403, 404, 413, 415, 500, 501, 505, 507, 511})
     void finalAnswersAreHandedBackAfterOneAttempt(int status) {
         Attempts attempts = new Attempts(answer(status), answer(200));
 
@@ -96,6 +97,46 @@ class RetryLoopTest {
         assertEquals(status, done.answer().status());
         assertEquals(1, attempts.sent);
         assertTrue(waits.isEmpty());
+    }
+
+    @Test
+    void a500IsFinalByDefaultForTheServerReleasedTheKeyAndARetryWouldRunTheMethodAgain() {
+        FakeAnswer failed = answer(500, Map.of(), "{\"title\":\"card charged, then the receipt failed\"}").get();
+        Attempts attempts = new Attempts(() -> failed, answer(201));
+
+        RetryLoop.Final<FakeAnswer> done = loop(RetryPolicy.defaults()).run("POST /payments", "k", attempts);
+
+        assertEquals(1, attempts.sent, "the method that failed after its effect is not run again");
+        assertSame(failed, done.answer(), "handed to the caller");
+        assertFalse(failed.discarded);
+    }
+
+    @Test
+    void idemkeysOwn503IsRetriedWhere503IsLeftOutButAnother503IsFinal() {
+        RetryPolicy idemkeysOnly = RetryPolicy.defaults().withRetryStatuses(Set.of(409, 429, 502, 504));
+        Attempts storeAway = new Attempts(answer(503, Map.of("Retry-After", "1"), PROBLEM_503), answer(201));
+        Attempts proxy = new Attempts(answer(503, Map.of(), "<html><h1>503 Service Unavailable</h1></html>"), answer(201));
+        Attempts application = new Attempts(answer(503, Map.of(), "{\"type\":\"https://acme.example/card-network-down\","
+                + "\"status\":503}"), answer(201));
+
+        assertEquals(201, loop(idemkeysOnly).run("POST /payments", "k1", storeAway).answer().status(), "the method did not run");
+        assertEquals(2, storeAway.sent);
+        assertEquals(503, loop(idemkeysOnly).run("POST /payments", "k2", proxy).answer().status());
+        assertEquals(1, proxy.sent);
+        assertEquals(503, loop(idemkeysOnly).run("POST /payments", "k3", application).answer().status());
+        assertEquals(1, application.sent);
+    }
+
+    @Test
+    void aStatusThePolicyListsIsRetriedAndOneItLeavesOutIsFinal() {
+        RetryPolicy policy = RetryPolicy.defaults().withRetryStatuses(Set.of(500));
+        Attempts listed = new Attempts(answer(500), answer(201));
+        Attempts leftOut = new Attempts(answer(502), answer(201));
+
+        assertEquals(201, loop(policy).run("POST /payments", "k1", listed).answer().status());
+        assertEquals(2, listed.sent);
+        assertEquals(502, loop(policy).run("POST /payments", "k2", leftOut).answer().status());
+        assertEquals(1, leftOut.sent);
     }
 
     @Test
