@@ -79,8 +79,11 @@ class ClientRetriesIT {
         List<Path> wars = List.of(Deployments.export(directory, callers("clients", config)),
                 Deployments.export(directory, callers("clients-misconfigured", misconfigured)));
         ServerProcess.Kind kind = ServerProcess.Kind.ofThisRun();
+        // The callers run on the server's request threads and call it back: Open Liberty's executor
+        // starts at 2 threads per CPU and grows every 1.5 s, so on a small machine 8 callers would hold
+        // every thread their own calls wait for (their first operations time out until it has grown).
         server = kind == ServerProcess.Kind.LIBERTY
-                ? LibertyServer.start(wars, port, Map.of(), List.of("mpRestClient-3.0"))
+                ? LibertyServer.startWithConfig(wars, port, Map.of(), List.of("mpRestClient-3.0"), "<executor coreThreads=\"32\"/>")
                 : ServerProcess.start(kind, wars, port, Map.of());
         http = new Http(server.uri("clients"));
     }
