@@ -19,6 +19,11 @@ public record Problem(String type, String title, int status, String detail, Stri
 
     /** Idemkey's type of a 422 for a key sent again with another request. */
     public static final String KEY_REUSED = "https://idemkey.io/problems/key-reused";
+    /**
+     * Idemkey's type of a 503 for a request it could not guard: the method did not run (or, with the
+     * JDBC store inside a transaction, its transaction was rolled back).
+     */
+    public static final String STORE_UNAVAILABLE = "https://idemkey.io/problems/store-unavailable";
 
     /** Reads a problem+json body; a body that is no JSON object keeps only its text and the status. */
     public static Problem parse(int status, String body) {
@@ -37,6 +42,11 @@ public record Problem(String type, String title, int status, String detail, Stri
     /** Whether Idemkey refused the key because it was sent before with another request. */
     public boolean keyReused() {
         return KEY_REUSED.equals(type);
+    }
+
+    /** Whether Idemkey refused to run the request because its store was unavailable. */
+    public boolean storeUnavailable() {
+        return STORE_UNAVAILABLE.equals(type);
     }
 
     public Optional<String> detailText() {

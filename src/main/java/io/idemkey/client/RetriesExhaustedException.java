@@ -2,8 +2,9 @@ package io.idemkey.client;
 
 /**
  * The call gave up: its attempts or its time ran out while the answers were still ones worth retrying
- * (no answer, {@code 409}, {@code 429}, {@code 503}, another {@code 5xx}). The operation may or may not
- * have taken effect: retrying later with the same {@link #key()} is safe and tells.
+ * (no answer, or a status {@link RetryPolicy#retryStatuses()} lists: by default {@code 409}, {@code 429},
+ * {@code 502}, {@code 503}, {@code 504}). The operation may or may not have taken effect: retrying later
+ * with the same {@link #key()} is safe and tells.
  */
 public class RetriesExhaustedException extends IdempotentCallException {
 

@@ -21,6 +21,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -29,12 +30,15 @@ import java.util.logging.Logger;
  * an attempt's answer is final, retried, or the end of the call:
  * <ul>
  * <li>no answer (connection refused or dropped, read timeout: an {@link IOException} of the
- *     transport under the client's {@link ProcessingException}, see {@link #noAnswer}), {@code 409}, {@code 429}, {@code 503} and every other
- *     {@code 5xx} but {@code 501}: retried after a wait, within the policy's attempts and time;</li>
+ *     transport under the client's {@link ProcessingException}, see {@link #noAnswer}), an answer
+ *     whose status the policy retries ({@link RetryPolicy#retryStatuses()}: by default {@code 409},
+ *     {@code 429}, {@code 502}, {@code 503}, {@code 504}), and Idemkey's own {@code 503}
+ *     ({@code store-unavailable}) in any case: retried after a wait, within the policy's
+ *     attempts and time;</li>
  * <li>{@code 422} of type {@code key-reused}: {@link KeyReusedException};</li>
  * <li>a replay ({@code Idempotent-Replayed: true}): final, whatever its status (the first execution's outcome);</li>
- * <li>anything else (a success, {@code 400}, {@code 404}, {@code 413}, another {@code 4xx}, {@code 501}):
- *     final, handed to the caller.</li>
+ * <li>anything else (a success, {@code 400}, {@code 404}, another {@code 4xx}, {@code 500} and the
+ *     other {@code 5xx} by default): final, handed to the caller.</li>
  * </ul>
  */
 final class RetryLoop {
@@ -48,10 +52,10 @@ final class RetryLoop {
 
         Optional<String> header(String name);
 
-        /** The answer's body as a problem (it may be read only once: call at most once). */
+        /** The answer's body as a problem (buffered: it can be read again, by the caller too). */
         Problem problem();
 
-        /** Frees what the answer holds (its connection); it is not handed to the caller. */
+        /** Frees what the answer holds (its connection); it is not handed to the caller. Harmless when called again. */
         void discard();
     }
 
@@ -67,17 +71,26 @@ final class RetryLoop {
 
     private final RetryPolicy policy;
     private final Clock clock;
+    private final LongSupplier nanoTime;
     private final Sleeper sleeper;
     private final DoubleSupplier random;
 
-    /** On the system clock, sleeping the thread, with its own random shares. */
+    /** On the system's clocks, sleeping the thread, with its own random shares. */
     static RetryLoop of(RetryPolicy policy) {
-        return new RetryLoop(policy, Clock.systemUTC(), Sleeper.THREAD, () -> ThreadLocalRandom.current().nextDouble());
+        return new RetryLoop(policy, Clock.systemUTC(), System::nanoTime, Sleeper.THREAD,
+                () -> ThreadLocalRandom.current().nextDouble());
     }
 
-    RetryLoop(RetryPolicy policy, Clock clock, Sleeper sleeper, DoubleSupplier random) {
+    /**
+     * @param clock    the wall clock, for a {@code Retry-After} given as an HTTP date
+     * @param nanoTime a monotonic clock in nanoseconds ({@link System#nanoTime()}), for the call's time budget:
+     *                 a step of the wall clock (NTP, a resumed virtual machine) neither ends a call early nor
+     *                 stretches it
+     */
+    RetryLoop(RetryPolicy policy, Clock clock, LongSupplier nanoTime, Sleeper sleeper, DoubleSupplier random) {
         this.policy = policy;
         this.clock = clock;
+        this.nanoTime = nanoTime;
         this.sleeper = sleeper;
         this.random = random;
     }
@@ -96,7 +109,7 @@ final class RetryLoop {
      * @throws RuntimeException          an attempt failed other than by getting no answer: as it failed
      */
     <A extends Answer> Final<A> run(String call, String key, Attempt<A> attempt) {
-        long started = clock.millis();
+        long started = nanoTime.getAsLong();
         for (int number = 1; ; number++) {
             A answer = null;
             ProcessingException failure = null;
@@ -108,46 +121,61 @@ final class RetryLoop {
                 }
                 failure = e;
             }
-            Optional<Duration> retryAfter = Optional.empty();
-            if (answer != null) {
-                int status = answer.status();
-                if (status == 422) {
-                    Problem problem = answer.problem();
-                    if (problem.keyReused()) {
-                        answer.discard();
-                        throw new KeyReusedException(call, key, number, problem);
-                    }
-                    return new Final<>(answer, number);
-                }
-                if (!retryable(status) || replay(answer)) {
-                    return new Final<>(answer, number); // a replayed answer is the operation's recorded outcome: final
-                }
-                retryAfter = answer.header("Retry-After").flatMap(this::retryAfter);
-            }
-            Duration wait = delay(number, retryAfter);
-            long elapsed = clock.millis() - started;
-            if (number >= policy.maxAttempts() || elapsed + wait.toMillis() > policy.maxTotalTime().toMillis()) {
-                throw exhausted(call, key, number, elapsed, answer, failure, null);
-            }
-            String last = answer == null ? "no answer (" + failure.getMessage() + ")" : "status " + answer.status();
-            int attemptNumber = number;
-            LOG.log(Level.FINE, () -> "Idemkey client: " + call + " attempt " + attemptNumber + " got " + last + "; retrying"
-                    + " with key " + key + " in " + wait.toMillis() + " ms");
-            if (answer != null) {
-                answer.discard();
-            }
             try {
-                sleeper.sleep(wait);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw exhausted(call, key, number, clock.millis() - started, null, failure, e);
+                Optional<Duration> retryAfter = Optional.empty();
+                if (answer != null) {
+                    int status = answer.status();
+                    if (status == 422) {
+                        Problem problem = answer.problem();
+                        if (problem.keyReused()) {
+                            throw new KeyReusedException(call, key, number, problem);
+                        }
+                        return new Final<>(answer, number);
+                    }
+                    if (!retried(answer, status) || replay(answer)) {
+                        return new Final<>(answer, number); // a replayed answer is the operation's recorded outcome: final
+                    }
+                    retryAfter = answer.header("Retry-After").flatMap(this::retryAfter);
+                }
+                Duration wait = delay(number, retryAfter);
+                long elapsed = millisSince(started);
+                if (number >= policy.maxAttempts() || elapsed + wait.toMillis() > policy.maxTotalTime().toMillis()) {
+                    throw exhausted(call, key, number, elapsed, answer, failure, null);
+                }
+                String last = answer == null ? "no answer (" + failure.getMessage() + ")" : "status " + answer.status();
+                int attemptNumber = number;
+                LOG.log(Level.FINE, () -> "Idemkey client: " + call + " attempt " + attemptNumber + " got " + last
+                        + "; retrying with key " + key + " in " + wait.toMillis() + " ms");
+                if (answer != null) {
+                    answer.discard();
+                    answer = null;
+                }
+                try {
+                    sleeper.sleep(wait);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw exhausted(call, key, number, millisSince(started), null, failure, e);
+                }
+            } catch (RuntimeException | Error ending) {
+                if (answer != null) {
+                    answer.discard(); // whatever ends the call, an answer not handed to the caller frees its connection
+                }
+                throw ending;
             }
         }
     }
 
-    /** Whether an answer with this status is worth another attempt with the same key. */
-    static boolean retryable(int status) {
-        return status == 409 || status == 429 || (status >= 500 && status != 501);
+    private long millisSince(long startedNanos) {
+        return Duration.ofNanos(nanoTime.getAsLong() - startedNanos).toMillis();
+    }
+
+    /**
+     * Whether an answer is worth another attempt with the same key: its status is one the policy
+     * retries, or it is Idemkey's own {@code 503}, which says the method did not run. (Any other
+     * {@code 5xx} released the key on Idemkey's server: a retry would run the method again.)
+     */
+    private boolean retried(Answer answer, int status) {
+        return policy.retryStatuses().contains(status) || status == 503 && answer.problem().storeUnavailable();
     }
 
     /** The server's recorded answer to the key's first execution (a 409 the application gave, say): it will not change. */
@@ -198,8 +226,9 @@ final class RetryLoop {
         long max = policy.maxBackoff().toMillis();
         long ceiling = attemptsMade > 30 ? max : Math.min(max, initial << (attemptsMade - 1));
         long jitter = (long) (random.getAsDouble() * ceiling);
-        long floor = retryAfter.map(r -> Math.min(r.toMillis(), max)).orElse(0L);
-        return Duration.ofMillis(floor + jitter);
+        // capped before it is counted in milliseconds: a Retry-After of 10^17 s has no millisecond count
+        Duration floor = retryAfter.map(r -> r.compareTo(policy.maxBackoff()) > 0 ? policy.maxBackoff() : r).orElse(Duration.ZERO);
+        return floor.plusMillis(jitter);
     }
 
     /** {@code Retry-After}: delta-seconds or an HTTP date. */
@@ -218,13 +247,11 @@ final class RetryLoop {
         }
     }
 
+    /** The end of a call that ran out of attempts or time (the loop frees the last answer as this leaves it). */
     private RetriesExhaustedException exhausted(String call, String key, int attempts, long elapsedMillis, Answer answer,
                                                 ProcessingException failure, InterruptedException interrupted) {
         Problem problem = answer == null ? null : answer.problem();
         int status = answer == null ? 0 : answer.status();
-        if (answer != null) {
-            answer.discard();
-        }
         String last = interrupted != null ? "interrupted while waiting to retry"
                 : answer != null ? "the last answer was " + problem
                 : "the last attempt got no answer: " + failure.getMessage();

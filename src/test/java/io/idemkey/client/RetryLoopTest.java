@@ -10,7 +10,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.EOFException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayDeque;
@@ -19,6 +22,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,16 +40,25 @@ class RetryLoopTest {
     private static final String PROBLEM_422 = "{\"type\":\"https://idemkey.io/problems/key-reused\",\"title\":\"Idempotency key"
             + " reused\",\"status\":422,\"detail\":\"another body\"}";
 
+    /** The wall clock (for Retry-After dates), which a test may step as NTP does. */
     private final ManualClock clock = new ManualClock();
+    private final SteppedClock wallClock = new SteppedClock(clock);
+    /** The monotonic clock (for the budget), in nanoseconds. */
+    private long nanoTime = 987_654_321L;
     private final List<Duration> waits = new ArrayList<>();
+    private Duration wallClockStepAtFirstWait = Duration.ZERO;
     private final Sleeper sleeper = d -> {
         waits.add(d);
         clock.advance(d);
+        nanoTime += d.toNanos();
+        if (waits.size() == 1) {
+            wallClock.step(wallClockStepAtFirstWait);
+        }
     };
     private double randomShare = 0.5;
 
     private RetryLoop loop(RetryPolicy policy) {
-        return new RetryLoop(policy, clock, sleeper, () -> randomShare);
+        return new RetryLoop(policy, wallClock, () -> nanoTime, sleeper, () -> randomShare);
     }
 
     @Test
@@ -62,7 +75,7 @@ class RetryLoopTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {409, 429, 500, 502, 503, 504})
+    @ValueSource(ints = {409, 429, 502, 503, 504})
     void answersWorthAnotherAttemptAreRetriedAndTheirResponsesFreed(int status) {
         FakeAnswer first = answer(status).get();
         Attempts attempts = new Attempts(() -> first, answer(200));
@@ -75,7 +88,7 @@ class RetryLoopTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {200, 201, 204, 400, 401, 403, 404, 413, 415, 501})
+    @ValueSource(ints = {200, 201, 204, 400, 401, 403, 404, 413, 415, 500, 501, 505, 507, 511})
     void finalAnswersAreHandedBackAfterOneAttempt(int status) {
         Attempts attempts = new Attempts(answer(status), answer(200));
 
@@ -84,6 +97,46 @@ class RetryLoopTest {
         assertEquals(status, done.answer().status());
         assertEquals(1, attempts.sent);
         assertTrue(waits.isEmpty());
+    }
+
+    @Test
+    void a500IsFinalByDefaultForTheServerReleasedTheKeyAndARetryWouldRunTheMethodAgain() {
+        FakeAnswer failed = answer(500, Map.of(), "{\"title\":\"card charged, then the receipt failed\"}").get();
+        Attempts attempts = new Attempts(() -> failed, answer(201));
+
+        RetryLoop.Final<FakeAnswer> done = loop(RetryPolicy.defaults()).run("POST /payments", "k", attempts);
+
+        assertEquals(1, attempts.sent, "the method that failed after its effect is not run again");
+        assertSame(failed, done.answer(), "handed to the caller");
+        assertFalse(failed.discarded);
+    }
+
+    @Test
+    void idemkeysOwn503IsRetriedWhere503IsLeftOutButAnother503IsFinal() {
+        RetryPolicy idemkeysOnly = RetryPolicy.defaults().withRetryStatuses(Set.of(409, 429, 502, 504));
+        Attempts storeAway = new Attempts(answer(503, Map.of("Retry-After", "1"), PROBLEM_503), answer(201));
+        Attempts proxy = new Attempts(answer(503, Map.of(), "<html><h1>503 Service Unavailable</h1></html>"), answer(201));
+        Attempts application = new Attempts(answer(503, Map.of(), "{\"type\":\"https://acme.example/card-network-down\","
+                + "\"status\":503}"), answer(201));
+
+        assertEquals(201, loop(idemkeysOnly).run("POST /payments", "k1", storeAway).answer().status(), "the method did not run");
+        assertEquals(2, storeAway.sent);
+        assertEquals(503, loop(idemkeysOnly).run("POST /payments", "k2", proxy).answer().status());
+        assertEquals(1, proxy.sent);
+        assertEquals(503, loop(idemkeysOnly).run("POST /payments", "k3", application).answer().status());
+        assertEquals(1, application.sent);
+    }
+
+    @Test
+    void aStatusThePolicyListsIsRetriedAndOneItLeavesOutIsFinal() {
+        RetryPolicy policy = RetryPolicy.defaults().withRetryStatuses(Set.of(500));
+        Attempts listed = new Attempts(answer(500), answer(201));
+        Attempts leftOut = new Attempts(answer(502), answer(201));
+
+        assertEquals(201, loop(policy).run("POST /payments", "k1", listed).answer().status());
+        assertEquals(2, listed.sent);
+        assertEquals(502, loop(policy).run("POST /payments", "k2", leftOut).answer().status());
+        assertEquals(1, leftOut.sent);
     }
 
     @Test
@@ -184,6 +237,34 @@ class RetryLoopTest {
     }
 
     @Test
+    void aRetryAfterTooLargeForMillisecondsIsCappedLikeAnyOtherAndItsAnswerFreed() {
+        randomShare = 0;
+        FakeAnswer absurd = answer(503, Map.of("Retry-After", "99999999999999999"), PROBLEM_503).get();
+        Attempts attempts = new Attempts(() -> absurd, answer(201));
+
+        RetryLoop.Final<FakeAnswer> done = loop(RetryPolicy.defaults()).run("POST /payments", "k", attempts);
+
+        assertEquals(201, done.answer().status());
+        assertEquals(List.of(5000L), millis(waits), "capped at the maximum backoff");
+        assertTrue(absurd.discarded, "the retried answer's connection is freed");
+    }
+
+    @Test
+    void anAnswerTheLoopFailsToReadIsFreedBeforeTheFailureLeavesTheCall() {
+        IllegalArgumentException unreadable = new IllegalArgumentException("no HeaderDelegate for this header's type");
+        FakeAnswer broken = new FakeAnswer(503, Map.of(), PROBLEM_503) {
+            @Override
+            public Optional<String> header(String name) {
+                throw unreadable;
+            }
+        };
+
+        assertSame(unreadable, assertThrows(IllegalArgumentException.class,
+                () -> loop(RetryPolicy.defaults()).run("POST /payments", "k", new Attempts(() -> broken))));
+        assertTrue(broken.discarded, "an answer not handed to the caller is freed, whatever ends the call");
+    }
+
+    @Test
     void afterTheLastAttemptTheCallGivesUpWithTheLastProblem() {
         Attempts attempts = new Attempts(() -> answer(503, Map.of("Retry-After", "1"), PROBLEM_503).get());
 
@@ -210,6 +291,21 @@ class RetryLoopTest {
         assertEquals(5, attempts.sent, "at 0, 1, 2, 3 and 4 s; the next would start at 5 s");
         assertEquals(Duration.ofSeconds(4), waits.stream().reduce(Duration.ZERO, Duration::plus));
         assertEquals(5, gaveUp.attempts());
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {-3600, 3600})
+    void theTimeBudgetIsKeptOnAMonotonicClockThatAStepOfTheWallClockDoesNotMove(long stepSeconds) {
+        randomShare = 0;
+        wallClockStepAtFirstWait = Duration.ofSeconds(stepSeconds);
+        RetryPolicy policy = RetryPolicy.defaults().withMaxAttempts(100).withMaxTotalTime(Duration.ofMillis(4500));
+        Attempts attempts = new Attempts(() -> answer(503, Map.of("Retry-After", "1"), PROBLEM_503).get());
+
+        RetriesExhaustedException gaveUp = assertThrows(RetriesExhaustedException.class,
+                () -> loop(policy).run("POST /payments", "k", attempts));
+
+        assertEquals(5, attempts.sent, "at 0, 1, 2, 3 and 4 s whatever the wall clock did after the first attempt");
+        assertTrue(gaveUp.getMessage().contains("gave up after 5 attempts in 4000 ms"), gaveUp.getMessage());
     }
 
     @Test
@@ -241,7 +337,7 @@ class RetryLoopTest {
 
     @Test
     void anInterruptedWaitEndsTheCallAndKeepsTheInterrupt() {
-        RetryLoop interrupted = new RetryLoop(RetryPolicy.defaults(), clock, d -> {
+        RetryLoop interrupted = new RetryLoop(RetryPolicy.defaults(), clock, () -> nanoTime, d -> {
             throw new InterruptedException();
         }, () -> 0.5);
 
@@ -250,6 +346,35 @@ class RetryLoopTest {
 
         assertInstanceOf(InterruptedException.class, gaveUp.getCause());
         assertTrue(Thread.interrupted());
+    }
+
+    /** A wall clock that keeps time with a manual clock, and can be stepped forwards or backwards as NTP steps one. */
+    private static final class SteppedClock extends Clock {
+        private final Clock base;
+        private Duration offset = Duration.ZERO;
+
+        SteppedClock(Clock base) {
+            this.base = base;
+        }
+
+        void step(Duration step) {
+            offset = offset.plus(step);
+        }
+
+        @Override
+        public Instant instant() {
+            return base.instant().plus(offset);
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException();
+        }
     }
 
     private static javax.net.ssl.SSLHandshakeException handshakeFailure(String message, Exception cause) {
@@ -309,7 +434,7 @@ class RetryLoopTest {
         }
     }
 
-    private static final class FakeAnswer implements RetryLoop.Answer {
+    private static class FakeAnswer implements RetryLoop.Answer {
         private final int status;
         private final Map<String, String> headers;
         private final String body;

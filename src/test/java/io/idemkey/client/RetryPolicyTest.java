@@ -6,7 +6,9 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -22,8 +24,47 @@ class RetryPolicyTest {
 
     @Test
     void withNothingConfiguredTheDefaultsApply() {
-        assertEquals(new RetryPolicy(5, Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(30)),
+        assertEquals(new RetryPolicy(5, Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(30),
+                        Set.of(409, 429, 502, 503, 504)),
                 RetryPolicy.from(ConfigLookup.of(Map.of()), PaymentsApi.class, method("charge")));
+    }
+
+    @Test
+    void theRetriedStatusesAreTheMostSpecificListSetNotAMergeOfThem() {
+        ConfigLookup config = ConfigLookup.of(Map.of(
+                "idempotency.client.retry-statuses", "409, 429, 503",
+                "io.idemkey.client.RetryPolicyTest$PaymentsApi/idempotency.client.retry-statuses", "502,504",
+                "io.idemkey.client.RetryPolicyTest$PaymentsApi/charge/idempotency.client.retry-statuses", "500"));
+
+        assertEquals(List.of(500), List.copyOf(RetryPolicy.from(config, PaymentsApi.class, method("charge")).retryStatuses()));
+        assertEquals(List.of(502, 504), List.copyOf(RetryPolicy.from(config, PaymentsApi.class, method("refund")).retryStatuses()));
+        assertEquals(List.of(409, 429, 503), List.copyOf(RetryPolicy.from(config).retryStatuses()));
+    }
+
+    @Test
+    void anInvalidListOfRetriedStatusesIsRefusedNamingThePropertyItWasSetWith() {
+        String methodLevel = "io.idemkey.client.RetryPolicyTest$PaymentsApi/charge/idempotency.client.retry-statuses";
+        ConfigurationException notStatuses = assertThrows(ConfigurationException.class, () -> RetryPolicy.from(
+                ConfigLookup.of(Map.of(methodLevel, "502,5xx")), PaymentsApi.class, method("charge")));
+        assertEquals(methodLevel, notStatuses.property());
+        assertEquals("Invalid Idemkey configuration: " + methodLevel + " must list HTTP statuses from 400 to 599 separated by"
+                + " commas, not '502,5xx'", notStatuses.getMessage());
+
+        ConfigurationException success = assertThrows(ConfigurationException.class, () -> RetryPolicy.from(
+                ConfigLookup.of(Map.of("idempotency.client.retry-statuses", "409,200"))));
+        assertEquals("idempotency.client.retry-statuses", success.property());
+        assertTrue(success.getMessage().endsWith("must list HTTP statuses from 400 to 599, not 200"), success.getMessage());
+
+        ConfigurationException commas = assertThrows(ConfigurationException.class, () -> RetryPolicy.from(
+                ConfigLookup.of(Map.of("idempotency.client.retry-statuses", ","))));
+        assertTrue(commas.getMessage().endsWith("separated by commas, not ','"), commas.getMessage());
+
+        ConfigurationException redirect = assertThrows(ConfigurationException.class,
+                () -> RetryPolicy.defaults().withRetryStatuses(Set.of(302)));
+        assertEquals("idempotency.client.retry-statuses", redirect.property());
+        ConfigurationException none = assertThrows(ConfigurationException.class,
+                () -> RetryPolicy.defaults().withRetryStatuses(Set.of()));
+        assertTrue(none.getMessage().endsWith("must list at least one HTTP status"), none.getMessage());
     }
 
     @Test

@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * A TCP proxy on loopback between a client and a server, which loses answers the way networks do:
  * it forwards each request, and when the server's answer starts to come back it may drop the
  * connection instead (the server has done the work, the client never hears of it) or hold the
- * answer back for a while. It counts the answers by status (read from their status line).
+ * answer back for a while, or answer in the server's stead as a gateway does that got no valid answer
+ * in time ({@code 502}, {@code 504}). It counts the server's answers by status (read from their
+ * status line).
  */
 public final class LossyProxy implements AutoCloseable {
 
@@ -35,6 +37,9 @@ public final class LossyProxy implements AutoCloseable {
         return thread;
     });
     private final AtomicInteger dropNext = new AtomicInteger();
+    private final AtomicInteger gatewayNext = new AtomicInteger();
+    private volatile int gatewayStatus;
+    private final AtomicLong gatewayAnswers = new AtomicLong();
     private volatile double dropShare;
     private volatile double delayShare;
     private volatile Duration maxDelay = Duration.ZERO;
@@ -85,9 +90,26 @@ public final class LossyProxy implements AutoCloseable {
         return this;
     }
 
+    /**
+     * The next {@code count} answers of the server are replaced by a gateway's answer with this
+     * status (a short HTML page, as proxies write): the server has done the work, the client hears
+     * {@code 502} or {@code 504}.
+     */
+    public LossyProxy answerAsGatewayNext(int count, int status) {
+        gatewayStatus = status;
+        gatewayNext.set(count);
+        return this;
+    }
+
+    /** The answers written in the server's stead. */
+    public long gatewayAnswers() {
+        return gatewayAnswers.get();
+    }
+
     /** Passes everything through again. */
     public LossyProxy reliable() {
         dropNext.set(0);
+        gatewayNext.set(0);
         return lose(0, 0, Duration.ZERO, 0, Duration.ZERO);
     }
 
@@ -165,6 +187,10 @@ public final class LossyProxy implements AutoCloseable {
             for (int n; (n = in.read(buffer)) >= 0; ) {
                 if (awaitingAnswer.getAndSet(false)) {
                     count(buffer, n);
+                    if (gatewayNext.getAndUpdate(g -> Math.max(0, g - 1)) > 0) {
+                        answerAsGateway(out);
+                        return;
+                    }
                     if (!deliver()) {
                         dropped.incrementAndGet();
                         return; // the server answered; the client never hears it
@@ -178,6 +204,17 @@ public final class LossyProxy implements AutoCloseable {
         } finally {
             closeQuietly(client, server);
         }
+    }
+
+    private void answerAsGateway(OutputStream client) throws IOException {
+        int status = gatewayStatus;
+        String reason = status == 504 ? "Gateway Timeout" : status == 502 ? "Bad Gateway" : "Error";
+        byte[] page = ("<html><body><h1>" + status + " " + reason + "</h1></body></html>").getBytes(StandardCharsets.ISO_8859_1);
+        client.write(("HTTP/1.1 " + status + " " + reason + "\r\nContent-Type: text/html\r\nContent-Length: " + page.length
+                + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+        client.write(page);
+        client.flush();
+        gatewayAnswers.incrementAndGet();
     }
 
     /** Decides the fate of an answer that starts to arrive: false to drop it; true after any delay. */
