@@ -2,6 +2,7 @@ package io.idemkey.store.redis;
 
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.Lease;
+import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.testing.RedisCluster;
 import io.idemkey.testing.RedisServer;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static io.idemkey.testing.Renewals.extended;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -107,7 +109,7 @@ class RedisClusterFailuresTest {
                 assertInstanceOf(AcquireResult.Acquired.class, acquiring.acquire(key, FINGERPRINT, "owner", LOCK));
             }
             assertTrue(acquiring.complete(completed, "owner", RESPONSE, DAY));
-            assertTrue(renewing.renew(List.of(lease))[0]);
+            assertEquals(Renewal.RENEWED, renewing.renew(List.of(lease))[0]);
             cluster.awaitReplicasCaughtUp();
             List<RedisServer> replicas = cluster.replicasOf(victim);
 
@@ -117,7 +119,7 @@ class RedisClusterFailuresTest {
                     new Path("acquire", () -> acquiring.acquire(completed, FINGERPRINT, "retry", LOCK)
                             instanceof AcquireResult.Completed c && Arrays.equals(RESPONSE, c.response())),
                     new Path("completion with WAIT", () -> completing.complete(toComplete, "owner", RESPONSE, DAY)),
-                    new Path("renewals", () -> renewing.renew(List.of(lease))[0]));
+                    new Path("renewals", () -> renewing.renew(List.of(lease))[0] == Renewal.RENEWED));
             paths.forEach(Path::start);
             RedisServer promoted = cluster.awaitFailover(replicas);
             long promotedAt = System.nanoTime();
@@ -213,7 +215,7 @@ class RedisClusterFailuresTest {
             for (int i = 0; i < renewed.length; i++) {
                 renewed[i] = !keys.get(i).equals(moved.get(0)); // the completed key's lease is over
             }
-            assertArrayEquals(renewed, store.renew(leases), "renewals follow the ASK to the new master");
+            assertArrayEquals(renewed, extended(store.renew(leases)), "renewals follow the ASK to the new master");
             migration.finish();
             assertTrue(store.complete(moved.get(1), "owner", RESPONSE, DAY), "and the MOVED once the slot is there");
             for (String key : List.of(moved.get(0), moved.get(1))) {

@@ -3,6 +3,7 @@ package io.idemkey.store.redis;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
+import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.testing.RedisSentinels;
 import io.idemkey.testing.RedisServer;
@@ -98,7 +99,7 @@ class RedisSentinelStoreTest extends RedisStoreContract {
             assertTrue(load.slowestCallMillis() < 3 * TIMEOUT.toMillis() + 1_000, "slowest call " + load.slowestCallMillis() + " ms: no hang");
             assertTrue(newMaster != oldMaster);
             assertTrue(vanishing.complete(toComplete, "owner-1", RESPONSE, DAY), "a completion with WAIT on the new master");
-            assertTrue(vanishing.renew(List.of(new Lease(leased, "owner-1", LONG_LOCK)))[0], "renewals on the new master");
+            assertEquals(Renewal.RENEWED, vanishing.renew(List.of(new Lease(leased, "owner-1", LONG_LOCK)))[0], "renewals on the new master");
             System.out.printf("master vanished: promoted after %d ms, served %d ms after that; %s, slowest call %d ms%n",
                     TimeUnit.NANOSECONDS.toMillis(promotedAt - vanishedAt), TimeUnit.NANOSECONDS.toMillis(servedAt - promotedAt),
                     outcomes, load.slowestCallMillis());
