@@ -69,6 +69,16 @@ public class CurrentRequest implements IdempotencyContext {
         return awaitingMethod.get();
     }
 
+    /**
+     * The guarded request of this thread's HTTP request if its method ran already, runs no more, and
+     * may be invoked again (Fault Tolerance's {@code @Retry}): another attempt of it. Null otherwise.
+     */
+    GuardedRequest repeating() {
+        GuardedRequest guarded = ofThisRequest.get();
+        return guarded != null && guarded.attemptsRepeat() && running.get() == null && guarded.execution().started()
+                && guarded.execution().isRunning() ? guarded : null;
+    }
+
     /** The method of {@code guarded} starts on this thread; returns what ran before, for {@link #methodEnded}. */
     GuardedRequest methodStarts(GuardedRequest guarded) {
         awaitingMethod.remove();

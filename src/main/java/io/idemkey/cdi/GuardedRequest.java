@@ -23,6 +23,7 @@ public final class GuardedRequest {
     private final Method resourceMethod;
     private final Providers providers;
     private final Function<Object, Optional<StoredResponse>> renderer;
+    private final boolean attemptsRepeat;
     private volatile boolean asynchronous;
     private boolean asynchronousAnswerEnded;
 
@@ -39,6 +40,7 @@ public final class GuardedRequest {
         this.resourceMethod = resourceMethod;
         this.providers = providers;
         this.renderer = renderer;
+        this.attemptsRepeat = FaultToleranceRetry.declaredOn(resourceMethod);
     }
 
     /** The response JAX-RS will write for this result of the method, or empty if it cannot be told ahead. */
@@ -56,6 +58,14 @@ public final class GuardedRequest {
 
     public Providers providers() {
         return providers;
+    }
+
+    /**
+     * Whether the method may be invoked again in this request (MicroProfile Fault Tolerance's
+     * {@code @Retry}): each attempt is guarded, and a failed one does not end the execution.
+     */
+    boolean attemptsRepeat() {
+        return attemptsRepeat;
     }
 
     /**

@@ -55,9 +55,10 @@ public class IdempotencyInterceptor {
         if (RestClientRetries.clientCall(invocation.getMethod(), invocation.getTarget())) {
             return RestClientRetries.retrySafely(invocation); // a shared interface's method, called on a Rest Client
         }
-        GuardedRequest guarded = currentRequest.awaiting();
-        if (guarded == null || guarded.execution().started() || !guarded.execution().isRunning()
-                || !isResourceMethod(invocation.getMethod(), guarded)) {
+        GuardedRequest awaiting = currentRequest.awaiting();
+        boolean firstAttempt = awaiting != null && !awaiting.execution().started() && awaiting.execution().isRunning();
+        GuardedRequest guarded = firstAttempt ? awaiting : currentRequest.repeating(); // @Retry invokes the method again
+        if (guarded == null || !isResourceMethod(invocation.getMethod(), guarded)) {
             return invocation.proceed();
         }
         GuardedRequest outer = currentRequest.methodStarts(guarded);
@@ -72,12 +73,13 @@ public class IdempotencyInterceptor {
                 result = invocation.proceed();
             } catch (Exception | Error e) {
                 try {
-                    releaseIfUnmapped(execution, e, providers);
+                    attemptFailed(guarded, e, providers);
                 } catch (RuntimeException releaseFailed) {
                     e.addSuppressed(releaseFailed);
                 }
                 throw e;
             }
+            execution.attemptSucceeded();
             if (result instanceof CompletionStage<?> stage) {
                 guarded.markAsynchronous();
                 stage.whenComplete((value, failure) -> {
@@ -132,6 +134,21 @@ public class IdempotencyInterceptor {
                     + " run meanwhile. Retry with the same key to receive the outcome."));
             case JOINED, NOT_JOINED -> {
             }
+        }
+    }
+
+    /**
+     * An attempt of the method failed. Unless another may follow (Fault Tolerance's {@code @Retry}),
+     * an unmapped failure releases the key now. Where another may, the key is kept for it, and only
+     * an answer a later attempt returns is recorded: not one made of the last attempt's exception,
+     * mapped or not, nor a {@code @Fallback}'s (the end of the request releases the key then).
+     */
+    private void attemptFailed(GuardedRequest guarded, Throwable failure, Providers providers) {
+        Execution execution = guarded.execution();
+        if (!guarded.attemptsRepeat()) {
+            releaseIfUnmapped(execution, failure, providers);
+        } else if (execution.isRunning()) {
+            execution.attemptFailed();
         }
     }
 

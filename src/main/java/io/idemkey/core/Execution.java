@@ -57,6 +57,7 @@ public final class Execution {
     /** The method runs, answers asynchronously, or its entity is being written: the lease is renewed (as before it started). */
     private final AtomicInteger workUnderWay = new AtomicInteger();
     private volatile boolean retryable;
+    private volatile boolean lastAttemptFailed;
     /** The response written in a transaction that has not ended yet (for the replay cache). */
     private volatile StoredResponse pendingReplay;
     private volatile Instant nextRenewalAt;
@@ -193,10 +194,25 @@ public final class Execution {
 
     /**
      * Whether a response with this status is recorded for replay: the method started, did not mark
-     * its outcome retryable, and did not fail with a server error. Anything else releases the key.
+     * its outcome retryable, its last attempt did not fail, and it did not fail with a server error.
+     * Anything else releases the key.
      */
     public boolean recordable(int status) {
-        return started && !retryable && status < 500;
+        return started && !retryable && !lastAttemptFailed && status < 500;
+    }
+
+    /**
+     * An attempt of the method failed with an exception, and another attempt may follow
+     * (MicroProfile Fault Tolerance's {@code @Retry}): the key is kept for it, and no answer is
+     * recorded unless a later attempt returns one (not the failure's, nor a {@code @Fallback}'s).
+     */
+    public void attemptFailed() {
+        lastAttemptFailed = true;
+    }
+
+    /** An attempt of the method returned. */
+    public void attemptSucceeded() {
+        lastAttemptFailed = false;
     }
 
     /**

@@ -170,15 +170,31 @@ class RedisReplicatedCompletionTest {
     }
 
     /**
-     * With both replicas behind, no completion made meanwhile is acknowledged (each waits until the
-     * master dies under it): nothing that was acknowledged can be forgotten. Without the
-     * {@code WAIT}, this is the test above.
+     * With both replicas behind and a {@code wait-timeout-ms} longer than the lag lasts (5 s), no
+     * completion made meanwhile is acknowledged (each waits until the master dies under it): nothing
+     * that was acknowledged can be forgotten. Without the {@code WAIT}, this is the test above.
      */
     @Test
-    void waitingForOneReplicaNothingIsAcknowledgedWhileNoReplicaCanTakeIt() throws Exception {
+    void waitingForOneReplicaLongerThanTheLagNothingIsAcknowledgedWhileNoReplicaCanTakeIt() throws Exception {
         Forgotten forgotten = acknowledgedCompletionsForgottenByAFailover(1, 2);
         assertEquals(0, forgotten.keys(), forgotten.toString());
         assertEquals(0, forgotten.acknowledgedDuringTheLag(), forgotten.toString());
+    }
+
+    /**
+     * With both replicas behind longer than {@code wait-timeout-ms} (the default 100 ms), each
+     * completion is acknowledged when the timeout ends, logged and counted as not replicated, and a
+     * failover then forgets it as if nothing had waited: what {@code wait-replicas} promises holds
+     * only for the completions that many replicas acknowledged in time.
+     */
+    @Test
+    void waitingForOneReplicaShorterThanTheLagCompletionsAreAcknowledgedAfterTheTimeoutCountedAndCanBeForgotten()
+            throws Exception {
+        Forgotten forgotten = acknowledgedCompletionsForgottenByAFailover(1, 2, Duration.ofMillis(100));
+        assertTrue(forgotten.acknowledgedDuringTheLag() > 0, forgotten.toString());
+        assertTrue(forgotten.notReplicated() >= forgotten.acknowledgedDuringTheLag(),
+                "every completion acknowledged during the lag was counted as not replicated: " + forgotten);
+        assertTrue(forgotten.keys() > 0, "and the failover forgot them: " + forgotten);
     }
 
     /**
@@ -193,8 +209,11 @@ class RedisReplicatedCompletionTest {
         assertEquals(0, forgotten.keys(), forgotten.toString());
     }
 
-    /** Of the completions acknowledged, how many a failover forgot (their keys free again), and how many were made during the lag. */
-    private record Forgotten(int keys, int acknowledged, int acknowledgedDuringTheLag) {
+    /**
+     * Of the completions acknowledged, how many a failover forgot (their keys free again), how many
+     * were made during the lag, and how many the store counted as not replicated in time.
+     */
+    private record Forgotten(int keys, int acknowledged, int acknowledgedDuringTheLag, long notReplicated) {
     }
 
     /**
@@ -205,11 +224,16 @@ class RedisReplicatedCompletionTest {
      * every key whose completion was acknowledged: how many are free again (a retry would run them twice).
      */
     private Forgotten acknowledgedCompletionsForgottenByAFailover(int waitReplicas, int frozen) throws Exception {
+        return acknowledgedCompletionsForgottenByAFailover(waitReplicas, frozen, Duration.ofSeconds(5));
+    }
+
+    private Forgotten acknowledgedCompletionsForgottenByAFailover(int waitReplicas, int frozen, Duration waitTimeout)
+            throws Exception {
         try (RedisSentinels group = RedisSentinels.start();
              RedisIdempotencyStore store = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl("redis://ignored", null, null)
                      .sentinel(RedisSentinels.MASTER_NAME, group.sentinels())
                      .connectTimeout(Duration.ofSeconds(1)).readTimeout(Duration.ofSeconds(10))
-                     .waitReplicas(waitReplicas, Duration.ofSeconds(5)))) {
+                     .waitReplicas(waitReplicas, waitTimeout))) {
             List<String> acknowledged = new CopyOnWriteArrayList<>();
             for (int i = 0; i < 50; i++) { // before the freeze: replicated either way
                 complete(store, namespace + "before-" + i, acknowledged);
@@ -263,9 +287,10 @@ class RedisReplicatedCompletionTest {
                     ranAgain++;
                 }
             }
-            Forgotten forgotten = new Forgotten(ranAgain, acknowledged.size(), acknowledged.size() - 50);
-            System.out.printf("wait-replicas=%d, %d of 2 replicas lagging: %s (not replicated in time: %d)%n", waitReplicas,
-                    frozen, forgotten, store.completionsNotReplicated());
+            Forgotten forgotten = new Forgotten(ranAgain, acknowledged.size(), acknowledged.size() - 50,
+                    store.completionsNotReplicated());
+            System.out.printf("wait-replicas=%d (wait-timeout %d ms), %d of 2 replicas lagging: %s%n", waitReplicas,
+                    waitTimeout.toMillis(), frozen, forgotten);
             assertTrue(acknowledged.size() >= 50);
             return forgotten;
         }
