@@ -27,12 +27,30 @@
  * The code this models, by revision (ProtocolModelTest fails when one of them changes and this
  * list does not: review the matching operation below, then record the new revision here):
  *   revision record.lua sha256:5ff5b2e5aad12eb8
- *   revision JdbcIdempotencyStore.acquire sha256:0281089ffeae34c5
- *   revision JdbcIdempotencyStore.completing sha256:4e2d8d3f3bc1a91f
- *   revision JdbcIdempotencyStore.completeInTransaction sha256:9b6dde8de5a07c2f
- *   revision JdbcIdempotencyStore.release sha256:e17ad7f9e40b26db
- *   revision JdbcIdempotencyStore.renew sha256:609833e6be6955b7
- *   revision JdbcIdempotencyStore.deleteExpired sha256:602846c925aceb87
+ *   revision PostgresDialect.acquire sha256:0281089ffeae34c5
+ *   revision PostgresDialect.completing sha256:4e2d8d3f3bc1a91f
+ *   revision PostgresDialect.completeInTransaction sha256:9b6dde8de5a07c2f
+ *   revision PostgresDialect.release sha256:e17ad7f9e40b26db
+ *   revision PostgresDialect.renew sha256:609833e6be6955b7
+ *   revision PostgresDialect.deleteExpired sha256:602846c925aceb87
+ *   revision MariaDbDialect.acquire sha256:c22630911dda130b
+ *   revision MariaDbDialect.lastCommitted sha256:2a0165ddbdd70459
+ *   revision MariaDbDialect.completing sha256:53901970f3d00010
+ *   revision MariaDbDialect.completedByOwner sha256:7fce89ff3328ae28
+ *   revision MariaDbDialect.release sha256:76c362567f99b0c1
+ *   revision MariaDbDialect.free sha256:76c048a72cba9bfb
+ *   revision MariaDbDialect.renew sha256:488b92c70b4cfa28
+ *   revision MariaDbDialect.heldLease sha256:a4ce1b88deaba28a
+ *   revision MariaDbDialect.deleteExpired sha256:764f21bc3dd60c8c
+ *
+ * The sql_* operations are both databases' statements (JDBC). MariaDB reaches the same steps in
+ * its own way: acquire is one INSERT ... ON DUPLICATE KEY UPDATE that takes over only an expired
+ * or its own row, and a row another transaction holds fails it at once (lock wait timeout 0) and is
+ * read as last committed (lastCommitted): the "held" branch of sql_acquire; a held lease is renewed
+ * by nobody and read the same way (heldLease): sql_renew's held branch; the completion is joined to
+ * the transaction by @@in_transaction instead of a transaction id; release's answer, when its DELETE
+ * found no row of its own, comes from a second statement (free) that may see a later state: that
+ * answer is only counted and logged, and the state changes only in the DELETE, which is sql_release.
  *
  * Left out on purpose (each is one branch of the code that cannot change the properties here):
  * fingerprint mismatch (422: answered before any state changes), the rate limit (a separate

@@ -19,6 +19,7 @@ import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.store.jdbc.ExpiredRowsCleanup;
 import io.idemkey.store.jdbc.JdbcIdempotencyStore;
 import io.idemkey.store.jdbc.JdbcStoreOptions;
+import io.idemkey.store.jdbc.UnsupportedDatabaseException;
 import io.idemkey.store.memory.InMemoryIdempotencyStore;
 import io.idemkey.store.redis.RedisIdempotencyStore;
 import jakarta.annotation.PostConstruct;
@@ -325,6 +326,9 @@ public class IdempotencyRuntime {
         if (options.createTable()) {
             try {
                 store.createTable();
+            } catch (UnsupportedDatabaseException e) {
+                throw new ConfigurationException(IdempotencySettings.JDBC_DATASOURCE, "'" + options.dataSource()
+                        + "' leads to a database the JDBC store does not support: " + e.getMessage());
             } catch (StoreUnavailableException e) {
                 // as with Redis, a database that is away at start-up is an outage (503), not a broken deployment
                 LOG.warning("Idemkey could not create the table " + options.table() + " now (it will once the database"

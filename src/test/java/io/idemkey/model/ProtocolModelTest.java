@@ -39,7 +39,10 @@ class ProtocolModelTest {
     private static final Path MODEL = Path.of("model", "idemkey.pml");
     private static final Path VERIFY = Path.of("model", "verify");
     private static final Path LUA = Path.of("src/main/resources/io/idemkey/store/redis/record.lua");
-    private static final Path JDBC_STORE = Path.of("src/main/java/io/idemkey/store/jdbc/JdbcIdempotencyStore.java");
+    /** The JDBC store's statements, one class per database. */
+    private static final List<Path> JDBC_DIALECTS = List.of(
+            Path.of("src/main/java/io/idemkey/store/jdbc/PostgresDialect.java"),
+            Path.of("src/main/java/io/idemkey/store/jdbc/MariaDbDialect.java"));
     private static final Pattern REVISION = Pattern.compile("revision (\\S+) sha256:(\\p{XDigit}{16})");
     private static final Pattern STATEMENT = Pattern.compile("(?:this\\.|String )(\\w+) = \"\"\"(.*?)\"\"\"", Pattern.DOTALL);
 
@@ -51,9 +54,12 @@ class ProtocolModelTest {
     void modelRecordsTheRevisionOfEveryScriptAndStatementItModels() throws IOException {
         Map<String, String> code = new TreeMap<>();
         code.put("record.lua", revision(Files.readString(LUA).replaceAll("--[^\n]*", "")));
-        Matcher statement = STATEMENT.matcher(Files.readString(JDBC_STORE));
-        while (statement.find()) {
-            code.put("JdbcIdempotencyStore." + statement.group(1), revision(statement.group(2)));
+        for (Path dialect : JDBC_DIALECTS) {
+            String name = dialect.getFileName().toString().replace(".java", "");
+            Matcher statement = STATEMENT.matcher(Files.readString(dialect));
+            while (statement.find()) {
+                code.put(name + "." + statement.group(1), revision(statement.group(2)));
+            }
         }
         Map<String, String> model = new TreeMap<>();
         Matcher recorded = REVISION.matcher(Files.readString(MODEL));

@@ -25,7 +25,7 @@ import java.util.stream.Stream;
  * to run as root, so as root both run as the {@code postgres} user. Trust authentication on
  * 127.0.0.1; the database is {@code postgres}, the user {@code postgres}.
  */
-public final class PostgresServer implements AutoCloseable {
+public final class PostgresServer implements TestDatabase {
 
     private static final boolean ROOT = "root".equals(System.getProperty("user.name"));
 
@@ -97,6 +97,11 @@ public final class PostgresServer implements AutoCloseable {
 
     public String jdbcUrl() {
         return "jdbc:postgresql://" + host.address() + ":" + port + "/postgres";
+    }
+
+    @Override
+    public String name() {
+        return "PostgreSQL";
     }
 
     /** A plain (unpooled) data source on the cluster; the password is ignored by trust authentication. */

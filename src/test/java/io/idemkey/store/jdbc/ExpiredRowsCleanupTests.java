@@ -6,9 +6,7 @@ import io.idemkey.core.IdempotencyMetrics.Event;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.testing.ManualClock;
 import io.idemkey.testing.ManualScheduler;
-import io.idemkey.testing.PostgresServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.idemkey.testing.TestDatabase;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -25,45 +23,40 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The JDBC store's cleanup on a real PostgreSQL: a large backlog of expired rows drained in short
- * batches, by two cleaners at once (two servers), while requests keep being served.
+ * The JDBC store's cleanup on a real database: a large backlog of expired rows drained in short
+ * batches, by two cleaners at once (two servers), while requests keep being served. Run on
+ * PostgreSQL ({@link ExpiredRowsCleanupTest}) and MariaDB ({@link MariaDbExpiredRowsCleanupTest}).
  */
-class ExpiredRowsCleanupTest {
+abstract class ExpiredRowsCleanupTests {
 
-    private static final String TABLE = "cleanup_keys";
+    static final String TABLE = "cleanup_keys";
     private static final int EXPIRED = 100_000;
     private static final int LIVE = 1_000;
     private static final Duration LONG = Duration.ofHours(1);
     private static final byte[] FINGERPRINT = {1, 2, 3};
 
-    private static PostgresServer postgres;
-    private static JdbcIdempotencyStore store;
+    private JdbcIdempotencyStore store;
 
-    @BeforeAll
-    static void startPostgres() {
-        postgres = PostgresServer.start();
-        store = new JdbcIdempotencyStore(postgres.dataSource(), TABLE, 10);
-        store.createTable();
-    }
+    /** The database of the subclass, started once for the class. */
+    abstract TestDatabase database();
+
+    /** Inserts {@code count} completed rows {@code <prefix>1...}, expired an hour ago or expiring in an hour. */
+    abstract void insertRows(String prefix, int count, boolean expired);
+
+    /** The database's clock, as the store's statements read it. */
+    abstract String now();
 
     @BeforeEach
     void emptyTable() {
-        postgres.execute("TRUNCATE " + TABLE);
-    }
-
-    @AfterAll
-    static void stopPostgres() {
-        if (postgres != null) {
-            postgres.close();
-        }
+        store = new JdbcIdempotencyStore(database().dataSource(), TABLE, 10);
+        store.createTable();
+        database().execute("TRUNCATE " + TABLE);
     }
 
     @Test
     void twoCleanersDrainOneHundredThousandExpiredRowsInBatchesWhileRequestsAreServed() throws Exception {
-        postgres.execute("INSERT INTO " + TABLE + " SELECT 'expired-' || i, TRUE, '\\x01', 'o', '\\x02', now() - INTERVAL '1 hour'"
-                + " FROM generate_series(1, " + EXPIRED + ") i");
-        postgres.execute("INSERT INTO " + TABLE + " SELECT 'live-' || i, TRUE, '\\x010203', 'o', '\\x07', now() + INTERVAL '1 hour'"
-                + " FROM generate_series(1, " + LIVE + ") i");
+        insertRows("expired-", EXPIRED, true);
+        insertRows("live-", LIVE, false);
         IdempotencyMetrics first = new IdempotencyMetrics();
         IdempotencyMetrics second = new IdempotencyMetrics();
         ScheduledExecutorService firstServer = Executors.newSingleThreadScheduledExecutor();
@@ -73,7 +66,7 @@ class ExpiredRowsCleanupTest {
         long started = System.nanoTime();
         firstServer.execute(one);
         secondServer.execute(two);
-        await().atMost(Duration.ofSeconds(10)).until(() -> one.running() && two.running() || count("expires_at <= now()") == 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> one.running() && two.running() || count("expires_at <= " + now()) == 0);
 
         int served = 0;
         while (one.running() || two.running() || served < 100) {
@@ -88,7 +81,7 @@ class ExpiredRowsCleanupTest {
         firstServer.shutdown();
         secondServer.shutdown();
 
-        assertEquals(0, count("expires_at <= now()"), "every expired row is gone");
+        assertEquals(0, count("expires_at <= " + now()), "every expired row is gone");
         assertEquals(LIVE + served, count("TRUE"), "no live row was touched");
         assertEquals(EXPIRED, first.get(Event.EXPIRED_DELETED) + second.get(Event.EXPIRED_DELETED),
                 "each row deleted once, by one cleaner or the other");
@@ -105,13 +98,12 @@ class ExpiredRowsCleanupTest {
     @Test
     void aRetryOfAnExpiredKeyWhileTheCleanupDeletesItsRowIsNeverInProgress() throws Exception {
         int expired = 100_000;
-        postgres.execute("INSERT INTO " + TABLE + " SELECT 'stale-' || i, TRUE, '\\x010203', 'o', '\\x02',"
-                + " now() - INTERVAL '1 hour' FROM generate_series(1, " + expired + ") i");
+        insertRows("stale-", expired, true);
         IdempotencyMetrics metrics = new IdempotencyMetrics();
         ScheduledExecutorService server = Executors.newSingleThreadScheduledExecutor();
         ExpiredRowsCleanup cleaner = new ExpiredRowsCleanup(store, 1_000, metrics, new ExecutorScheduler(server));
         CompletableFuture<Void> cleanup = CompletableFuture.runAsync(() -> {
-            while (count("record_key LIKE 'stale-%' AND expires_at <= now()") > 0) {
+            while (count("record_key LIKE 'stale-%' AND expires_at <= " + now()) > 0) {
                 cleaner.run();
                 await().atMost(Duration.ofSeconds(30)).until(() -> !cleaner.running());
             }
@@ -143,8 +135,7 @@ class ExpiredRowsCleanupTest {
      */
     @Test
     void aLongCleanupRunLetsOtherScheduledTasksRunBetweenItsBatches() throws Exception {
-        postgres.execute("INSERT INTO " + TABLE + " SELECT 'backlog-' || i, TRUE, '\\x01', 'o', '\\x02', now() - INTERVAL '1 hour'"
-                + " FROM generate_series(1, 20000) i");
+        insertRows("backlog-", 20_000, true);
         IdempotencyMetrics metrics = new IdempotencyMetrics();
         ScheduledExecutorService server = Executors.newSingleThreadScheduledExecutor(); // one thread: the worst case
         ExecutorScheduler scheduler = new ExecutorScheduler(server);
@@ -164,12 +155,12 @@ class ExpiredRowsCleanupTest {
     void aCleanupThatCannotReachTheDatabaseCountsTheErrorAndRunsAgainLater() {
         IdempotencyMetrics metrics = new IdempotencyMetrics();
         ExpiredRowsCleanup cleanup = new ExpiredRowsCleanup(store, 10, metrics, new ManualScheduler(new ManualClock()));
-        postgres.stop();
+        database().stop();
         try {
             cleanup.run(); // a scheduled task that threw would never run again
             assertEquals(1, metrics.get(Event.STORE_ERROR));
         } finally {
-            postgres.restart();
+            database().restart();
         }
         store.acquire("soon-expired", FINGERPRINT, "o", Duration.ofMillis(1));
         awaitExpired();
@@ -185,7 +176,7 @@ class ExpiredRowsCleanupTest {
         }
     }
 
-    private static long count(String where) {
-        return postgres.queryLong("SELECT count(*) FROM " + TABLE + " WHERE " + where);
+    long count(String where) {
+        return database().queryLong("SELECT count(*) FROM " + TABLE + " WHERE " + where);
     }
 }

@@ -3,9 +3,7 @@ package io.idemkey.store.jdbc;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.testing.NonValidatingPool;
-import io.idemkey.testing.PostgresServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.idemkey.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -23,32 +21,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The JDBC store's calls are bounded by its timeout whatever the pool and the network do: a pool
  * that business transactions drained, a database that vanished without a reset, connections a
  * database restart killed and a pool that never checks them. On a real PostgreSQL, through a pool
- * that behaves as a container's does by default ({@link NonValidatingPool}).
+ * that behaves as a container's does by default ({@link NonValidatingPool}). On PostgreSQL
+ * ({@link StoreConnectionsTest}) and MariaDB ({@link MariaDbStoreConnectionsTest}).
  */
-class StoreConnectionsTest {
+abstract class StoreConnectionsTests {
 
     private static final byte[] FINGERPRINT = {1, 2, 3};
     private static final Duration LOCK = Duration.ofMinutes(1);
     private static final int TIMEOUT_SECONDS = 1;
-    private static PostgresServer postgres;
-
-    @BeforeAll
-    static void startPostgres() {
-        postgres = PostgresServer.start();
-        new JdbcIdempotencyStore(postgres.dataSource(), "idempotency_keys", 2).createTable();
-    }
-
-    @AfterAll
-    static void stopPostgres() {
-        if (postgres != null) {
-            postgres.close();
-        }
-    }
+    /** The database of the subclass, started once for the class, with the table created. */
+    abstract TestDatabase database();
 
     /** A pool whose every connection business transactions hold: unavailable after the store's timeout, not the pool's 60 s. */
     @Test
     void aPoolDrainedByBusinessTransactionsMakesTheCallUnavailableWithinTheStoresTimeout() throws Exception {
-        NonValidatingPool pool = new NonValidatingPool(postgres.dataSourceWithoutReadTimeout(), 2, Duration.ofSeconds(60));
+        NonValidatingPool pool = new NonValidatingPool(database().dataSourceWithoutReadTimeout(), 2, Duration.ofSeconds(60));
         JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", TIMEOUT_SECONDS);
         try (Connection business1 = pool.getConnection(); Connection business2 = pool.getConnection()) {
             long started = System.nanoTime();
@@ -66,7 +53,7 @@ class StoreConnectionsTest {
     /** An interrupt the caller had before the call is the caller's: kept. */
     @Test
     void anInterruptTheCallerHadIsKept() {
-        NonValidatingPool pool = new NonValidatingPool(postgres.dataSourceWithoutReadTimeout(), 2, Duration.ofSeconds(60));
+        NonValidatingPool pool = new NonValidatingPool(database().dataSourceWithoutReadTimeout(), 2, Duration.ofSeconds(60));
         JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", TIMEOUT_SECONDS);
         Thread.currentThread().interrupt();
         try {
@@ -85,10 +72,10 @@ class StoreConnectionsTest {
      */
     @Test
     void aCallOnAConnectionWhoseDatabaseVanishedIsUnavailableWithinAboutTheTimeout() throws Exception {
-        NonValidatingPool pool = new NonValidatingPool(postgres.dataSourceWithoutReadTimeout(), 1, Duration.ofSeconds(60));
+        NonValidatingPool pool = new NonValidatingPool(database().dataSourceWithoutReadTimeout(), 1, Duration.ofSeconds(60));
         pool.fill(); // one open connection, idle in the pool
         JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", TIMEOUT_SECONDS);
-        postgres.freeze();
+        database().freeze();
         try {
             long started = System.nanoTime();
             assertTimeoutPreemptively(Duration.ofSeconds(20), () ->
@@ -96,7 +83,7 @@ class StoreConnectionsTest {
             long millis = (System.nanoTime() - started) / 1_000_000;
             assertTrue(millis < TIMEOUT_SECONDS * 1000 + 2_500, "unavailable after " + millis + " ms");
         } finally {
-            postgres.thaw();
+            database().thaw();
         }
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK), "the dead connection was dropped");
         store.close();
@@ -109,10 +96,10 @@ class StoreConnectionsTest {
      */
     @Test
     void connectionsARestartKilledAreDiscardedAndTheCallRunsOnAnother() throws Exception {
-        NonValidatingPool pool = new NonValidatingPool(postgres.dataSourceWithoutReadTimeout(), 4, Duration.ofSeconds(60));
+        NonValidatingPool pool = new NonValidatingPool(database().dataSourceWithoutReadTimeout(), 4, Duration.ofSeconds(60));
         pool.fill(); // four open connections, idle
         JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", 2);
-        postgres.restart();
+        database().restart();
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK));
         assertEquals(4, pool.aborted.get(), "each dead connection discarded");
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK));

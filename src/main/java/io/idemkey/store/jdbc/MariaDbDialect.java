@@ -1,0 +1,331 @@
+package io.idemkey.store.jdbc;
+
+import io.idemkey.spi.AcquireResult;
+import io.idemkey.spi.Lease;
+import io.idemkey.spi.Renewal;
+import io.idemkey.spi.TransactionalCompletion;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The JDBC store's statements on MariaDB (InnoDB), on the database's clock ({@code UTC_TIMESTAMP(6)},
+ * the same for every statement whatever the session's time zone, and constant within one).
+ *
+ * <p>Acquire is one statement: an {@code INSERT ... ON DUPLICATE KEY UPDATE} that takes over only an
+ * expired row (or its own, sent again), {@code RETURNING} the row as it is after it, so a first
+ * execution, a replay, a conflict and a mismatch are each one round trip. It takes the row's lock
+ * for the statement's microseconds and never waits for another transaction's: it runs with
+ * {@code innodb_lock_wait_timeout=0}, and a row another transaction holds (its owner committing the
+ * record with its effects) is read instead without a lock, as the last committed state, one round
+ * trip more. Every statement carries its own limits ({@code SET STATEMENT ... FOR}): MariaDB's
+ * driver would otherwise put its statement timeout in front of the statement the same way.
+ *
+ * <p>The record is completed inside the caller's transaction only if the connection is in one
+ * ({@code @@in_transaction}, which is 1 from the transaction's first statement on, this one
+ * included, and 0 in auto-commit mode): whatever the transaction wrote, or will write (JPA at
+ * flush), joins it. InnoDB's writes read the latest committed row whatever the isolation level, so
+ * REPEATABLE READ, MariaDB's default, is fine: the lease renewals committed since the transaction
+ * began are seen.
+ */
+final class MariaDbDialect implements Dialect {
+
+    /** MariaDB's "lock wait timeout exceeded". */
+    static final int LOCK_WAIT_TIMEOUT = 1205;
+    private static final int DEADLOCK = 1213;
+
+    private final String table;
+    private final String database;
+    private final String acquire;
+    private final String lastCommitted;
+    private final String complete;
+    private final String completeInTransaction;
+    private final String completedByOwner;
+    private final String release;
+    private final String free;
+    private final String renew;
+    private final String heldLease;
+    private final String deleteExpired;
+
+    MariaDbDialect(String table, String database) {
+        this.table = table;
+        this.database = database;
+        // The takeover is decided once, on the row as it was (expired, or this very owner's in progress:
+        // an acquire sent again), and kept in a session variable for the assignments after it (MariaDB
+        // assigns in order, each seeing the columns the ones before changed).
+        this.acquire = """
+                SET STATEMENT innodb_lock_wait_timeout = 0, max_statement_time = %2$s FOR
+                INSERT INTO %1$s (record_key, completed, fingerprint, owner_token, response, expires_at)
+                VALUES (?, FALSE, ?, ?, NULL, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)
+                ON DUPLICATE KEY UPDATE
+                  owner_token = IF(@idemkey_take := (expires_at <= UTC_TIMESTAMP(6)
+                                                     OR (NOT completed AND owner_token = VALUE(owner_token))),
+                                   VALUE(owner_token), owner_token),
+                  completed   = IF(@idemkey_take, FALSE, completed),
+                  fingerprint = IF(@idemkey_take, VALUE(fingerprint), fingerprint),
+                  response    = IF(@idemkey_take, NULL, response),
+                  expires_at  = IF(@idemkey_take, VALUE(expires_at), expires_at)
+                RETURNING owner_token = ? AND NOT completed, completed, fingerprint, IF(completed AND fingerprint = ?, response, NULL),
+                          TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at)
+                """.formatted(table, "%1$d");
+        // The row as last committed, without a lock (a consistent read): for a row a transaction holds.
+        this.lastCommitted = """
+                SET STATEMENT max_statement_time = %2$s FOR
+                SELECT expires_at <= UTC_TIMESTAMP(6) OR (NOT completed AND owner_token = ?), completed, fingerprint,
+                       IF(completed AND fingerprint = ?, response, NULL), TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at)
+                  FROM %1$s WHERE record_key = ?
+                """.formatted(table, "%1$d");
+        // Assignments in order: response and expires_at decided on "completed" before it is set.
+        String completing = """
+                SET STATEMENT innodb_lock_wait_timeout = %2$s, max_statement_time = %2$s FOR
+                UPDATE %1$s SET response   = IF(completed, response, ?),
+                                expires_at = IF(completed, expires_at, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND),
+                                completed  = TRUE
+                 WHERE record_key = ? AND owner_token = ? AND (completed OR expires_at > UTC_TIMESTAMP(6))
+                """.formatted(table, "%1$d");
+        this.complete = completing;
+        this.completeInTransaction = completing.strip() + " AND @@in_transaction = 1\n";
+        // A completion that changed nothing: one sent again after its reply was lost (or a driver that
+        // counts changed rows, not matched ones), or no transaction, or a lost lease.
+        this.completedByOwner = """
+                SET STATEMENT max_statement_time = %2$s FOR
+                SELECT @@in_transaction, EXISTS (SELECT 1 FROM %1$s WHERE record_key = ? AND owner_token = ? AND completed)
+                """.formatted(table, "%1$d");
+        this.release = """
+                SET STATEMENT innodb_lock_wait_timeout = %2$s, max_statement_time = %2$s FOR
+                DELETE FROM %1$s WHERE record_key = ? AND owner_token = ? AND NOT completed
+                """.formatted(table, "%1$d");
+        this.free = """
+                SET STATEMENT max_statement_time = %2$s FOR
+                SELECT NOT EXISTS (SELECT 1 FROM %1$s WHERE record_key = ? AND expires_at > UTC_TIMESTAMP(6))
+                """.formatted(table, "%1$d");
+        // A row a transaction holds, as last committed: ours and alive (unknown), or not (lost).
+        this.heldLease = """
+                SET STATEMENT max_statement_time = %2$s FOR
+                SELECT NOT completed AND owner_token = ? AND expires_at > UTC_TIMESTAMP(6) FROM %1$s WHERE record_key = ?
+                """.formatted(table, "%1$d");
+        // One lease per statement; a row a transaction holds fails at once (lock wait timeout 0).
+        this.renew = """
+                SET STATEMENT innodb_lock_wait_timeout = 0, max_statement_time = %2$s FOR
+                UPDATE %1$s SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
+                 WHERE record_key = ? AND owner_token = ? AND NOT completed AND expires_at > UTC_TIMESTAMP(6)
+                """.formatted(table, "%1$d");
+        // Locks only expired rows, skipping those another cleaner or an acquire holds (joined as a derived
+        // table: MariaDB deletes from a table it reads only through one, and an IN (...) of it would be
+        // a dependent subquery, a scan of the table per row); checks expiry again on the locked row.
+        this.deleteExpired = """
+                SET STATEMENT max_statement_time = %2$s FOR
+                DELETE r FROM %1$s r JOIN (
+                    SELECT record_key FROM %1$s WHERE expires_at <= UTC_TIMESTAMP(6) ORDER BY expires_at LIMIT ?
+                       FOR UPDATE SKIP LOCKED
+                  ) AS expired USING (record_key)
+                 WHERE r.expires_at <= UTC_TIMESTAMP(6)
+                """.formatted(table, "%1$d");
+    }
+
+    /** The table and its expiry index (README has it too): InnoDB, keys in ASCII compared byte by byte. */
+    static String ddl(String table) {
+        String index = table.substring(table.indexOf('.') + 1) + "_expires_at";
+        return """
+                CREATE TABLE IF NOT EXISTS %1$s (
+                  record_key  VARCHAR(3072) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+                  completed   BOOLEAN       NOT NULL,
+                  fingerprint VARBINARY(64) NOT NULL,
+                  owner_token VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+                  response    MEDIUMBLOB,
+                  expires_at  DATETIME(6)   NOT NULL,
+                  KEY %2$s (expires_at)
+                ) ENGINE = InnoDB
+                """.formatted(table, index);
+    }
+
+    @Override
+    public String database() {
+        return database;
+    }
+
+    @Override
+    public String ddl() {
+        return ddl(table);
+    }
+
+    @Override
+    public AcquireResult acquire(Connection connection, int timeout, String recordKey, byte[] fingerprint,
+                                 String ownerToken, Duration lockTtl) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(acquire.formatted(timeout))) {
+            statement.setString(1, recordKey);
+            statement.setBytes(2, fingerprint);
+            statement.setString(3, ownerToken);
+            statement.setLong(4, micros(lockTtl));
+            statement.setString(5, ownerToken);
+            statement.setBytes(6, fingerprint);
+            try (ResultSet row = statement.executeQuery()) {
+                row.next();
+                if (row.getBoolean(1)) {
+                    return AcquireResult.ACQUIRED;
+                }
+                return existing(row, fingerprint);
+            }
+        } catch (SQLException e) {
+            if (SqlStates.vendorCode(e) != LOCK_WAIT_TIMEOUT) {
+                throw e;
+            }
+        }
+        // A transaction holds the row: what it was last committed as, read without waiting.
+        try (PreparedStatement statement = connection.prepareStatement(lastCommitted.formatted(timeout))) {
+            statement.setString(1, ownerToken);
+            statement.setBytes(2, fingerprint);
+            statement.setString(3, recordKey);
+            try (ResultSet row = statement.executeQuery()) {
+                if (!row.next() || row.getBoolean(1)) {
+                    return null; // being inserted, or expired and held (a cleanup's DELETE, its owner committing): again
+                }
+                return existing(row, fingerprint);
+            }
+        }
+    }
+
+    /** A record this acquire did not take: columns 2-5 are completed, fingerprint, response (if the same request), µs left. */
+    private static AcquireResult existing(ResultSet row, byte[] fingerprint) throws SQLException {
+        if (!Arrays.equals(row.getBytes(3), fingerprint)) {
+            return AcquireResult.MISMATCH;
+        }
+        Duration left = Duration.ofMillis(Math.max(0, (row.getLong(5) + 999) / 1000));
+        return row.getBoolean(2) ? new AcquireResult.Completed(row.getBytes(4), left) : new AcquireResult.InProgress(left);
+    }
+
+    @Override
+    public boolean complete(Connection connection, int timeout, String recordKey, String ownerToken, byte[] response,
+                            Duration ttl) throws SQLException {
+        return completing(connection, timeout, complete, recordKey, ownerToken, response, ttl)
+                || completedByOwner(connection, timeout, recordKey, ownerToken)[1];
+    }
+
+    @Override
+    public TransactionalCompletion completeInTransaction(Connection connection, int timeout, String recordKey,
+                                                         String ownerToken, byte[] response, Duration ttl)
+            throws SQLException {
+        if (completing(connection, timeout, completeInTransaction, recordKey, ownerToken, response, ttl)) {
+            return TransactionalCompletion.JOINED;
+        }
+        boolean[] found = completedByOwner(connection, timeout, recordKey, ownerToken);
+        if (!found[0]) {
+            return TransactionalCompletion.NOT_JOINED;
+        }
+        return found[1] ? TransactionalCompletion.JOINED : TransactionalCompletion.LOST;
+    }
+
+    private boolean completing(Connection connection, int timeout, String sql, String recordKey, String ownerToken,
+                               byte[] response, Duration ttl) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql.formatted(timeout))) {
+            statement.setBytes(1, response);
+            statement.setLong(2, micros(ttl));
+            statement.setString(3, recordKey);
+            statement.setString(4, ownerToken);
+            return statement.executeUpdate() == 1;
+        }
+    }
+
+    /** Whether the connection is in a transaction, and whether the record is completed by this owner. */
+    private boolean[] completedByOwner(Connection connection, int timeout, String recordKey, String ownerToken)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(completedByOwner.formatted(timeout))) {
+            statement.setString(1, recordKey);
+            statement.setString(2, ownerToken);
+            try (ResultSet row = statement.executeQuery()) {
+                row.next();
+                return new boolean[] {row.getInt(1) == 1, row.getBoolean(2)};
+            }
+        }
+    }
+
+    @Override
+    public boolean release(Connection connection, int timeout, String recordKey, String ownerToken) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(release.formatted(timeout))) {
+            statement.setString(1, recordKey);
+            statement.setString(2, ownerToken);
+            if (statement.executeUpdate() == 1) {
+                return true;
+            }
+        }
+        try (PreparedStatement statement = connection.prepareStatement(free.formatted(timeout))) {
+            statement.setString(1, recordKey);
+            try (ResultSet row = statement.executeQuery()) {
+                return row.next() && row.getBoolean(1);
+            }
+        }
+    }
+
+    /** One statement per lease; a row a transaction holds is answered unknown at once. */
+    @Override
+    public Renewal[] renew(Connection connection, int timeout, List<Lease> leases) throws SQLException {
+        Renewal[] renewals = new Renewal[leases.size()];
+        try (PreparedStatement statement = connection.prepareStatement(renew.formatted(timeout))) {
+            for (int i = 0; i < renewals.length; i++) {
+                Lease lease = leases.get(i);
+                statement.setLong(1, micros(lease.lockTtl()));
+                statement.setString(2, lease.recordKey());
+                statement.setString(3, lease.ownerToken());
+                try {
+                    renewals[i] = statement.executeUpdate() == 1 ? Renewal.RENEWED : Renewal.LOST;
+                } catch (SQLException e) {
+                    if (SqlStates.vendorCode(e) != LOCK_WAIT_TIMEOUT) {
+                        throw e;
+                    }
+                    renewals[i] = held(connection, timeout, lease);
+                }
+            }
+        }
+        return renewals;
+    }
+
+    /** A lease whose row a transaction holds: unknown if it was ours and alive as last committed, else lost. */
+    private Renewal held(Connection connection, int timeout, Lease lease) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(heldLease.formatted(timeout))) {
+            statement.setString(1, lease.ownerToken());
+            statement.setString(2, lease.recordKey());
+            try (ResultSet row = statement.executeQuery()) {
+                return row.next() && row.getBoolean(1) ? Renewal.UNKNOWN : Renewal.LOST;
+            }
+        }
+    }
+
+    @Override
+    public int deleteExpired(Connection connection, int timeout, int batchSize) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(deleteExpired.formatted(timeout))) {
+            statement.setInt(1, batchSize);
+            return statement.executeUpdate();
+        }
+    }
+
+    @Override
+    public boolean isConflict(SQLException e) {
+        return SqlStates.vendorCode(e) == DEADLOCK || SqlStates.of(e).equals("40001");
+    }
+
+    /**
+     * Lock waits, deadlocks, a statement interrupted by its time limit or killed, too many
+     * connections, a server in read-only mode (a replica, during a failover).
+     */
+    @Override
+    public boolean isUnavailable(SQLException e) {
+        int code = SqlStates.vendorCode(e);
+        String state = SqlStates.of(e);
+        return code == LOCK_WAIT_TIMEOUT || code == DEADLOCK || code == 1040 || code == 1969 || code == 1317
+                || code == 1927 || code == 1290 || code == 1836 || state.startsWith("40") || state.equals("70100");
+    }
+
+    @Override
+    public boolean isCreationCollision(SQLException e) {
+        return SqlStates.vendorCode(e) == 1050 || isConflict(e);
+    }
+
+    private static long micros(Duration duration) {
+        return Math.max(1000, duration.toNanos() / 1000);
+    }
+}

@@ -1,0 +1,329 @@
+package io.idemkey.store.jdbc;
+
+import io.idemkey.spi.AcquireResult;
+import io.idemkey.spi.Lease;
+import io.idemkey.spi.Renewal;
+import io.idemkey.spi.TransactionalCompletion;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The JDBC store's statements on PostgreSQL: one statement per operation, on the database's clock
+ * ({@code now()}). Acquire reads the row first and writes only when there is nothing alive to
+ * report: a replay, a conflict or a mismatch reads without taking a lock, so a duplicate never waits
+ * for another request's transaction (one that holds the row while it commits the record with its
+ * effects). It inserts when no row is visible, or takes over an expired row, skipping one a
+ * transaction holds ({@code SKIP LOCKED}).
+ */
+final class PostgresDialect implements Dialect {
+
+    private final String table;
+    private final String database;
+    private final String acquire;
+    private final String complete;
+    private final String completeInTransaction;
+    private final String release;
+    private final String renew;
+    private final String deleteExpired;
+
+    PostgresDialect(String table, String database) {
+        this.table = table;
+        this.database = database;
+        // The parameters once (key, fingerprint, owner token, lock TTL in ms), in the CTE "p". The
+        // UPDATE and the INSERT write only when the row read first is expired, ours, or absent: their
+        // uncorrelated EXISTS conditions are false otherwise, and nothing is locked or waited for. An
+        // expired row that a transaction still holds (its owner committing the record with its
+        // effects) is skipped, not waited for: the statement then returns no row and is run again,
+        // and reports the row in progress if it is still held.
+        this.acquire = """
+                WITH p AS (
+                  SELECT ?::TEXT AS k, ?::BYTEA AS f, ?::TEXT AS o, ?::BIGINT * INTERVAL '1 millisecond' AS lease
+                ), existing AS (
+                  SELECT r.completed, r.fingerprint, r.response, r.expires_at,
+                         r.expires_at <= now() OR (NOT r.completed AND r.owner_token = p.o) AS takeable
+                    FROM %1$s r JOIN p ON r.record_key = p.k
+                ), lockable AS (
+                  SELECT r.record_key FROM %1$s r JOIN p ON r.record_key = p.k
+                   WHERE EXISTS (SELECT 1 FROM existing WHERE takeable)
+                     AND (r.expires_at <= now() OR (NOT r.completed AND r.owner_token = p.o))
+                     FOR UPDATE OF r SKIP LOCKED
+                ), taken AS (
+                  UPDATE %1$s AS r
+                     SET completed = FALSE, fingerprint = p.f, owner_token = p.o, response = NULL,
+                         expires_at = now() + p.lease
+                    FROM p, lockable l
+                   WHERE r.record_key = l.record_key
+                  RETURNING 1
+                ), inserted AS (
+                  INSERT INTO %1$s (record_key, completed, fingerprint, owner_token, response, expires_at)
+                  SELECT p.k, FALSE, p.f, p.o, NULL, now() + p.lease FROM p
+                   WHERE NOT EXISTS (SELECT 1 FROM existing)
+                  ON CONFLICT (record_key) DO NOTHING
+                  RETURNING 1
+                )
+                SELECT TRUE, NULL::BOOLEAN, NULL::BYTEA, NULL::BYTEA, 0::BIGINT FROM taken
+                UNION ALL
+                SELECT TRUE, NULL::BOOLEAN, NULL::BYTEA, NULL::BYTEA, 0::BIGINT FROM inserted
+                UNION ALL
+                SELECT FALSE, e.completed, e.fingerprint,
+                       CASE WHEN e.completed AND e.fingerprint = p.f THEN e.response END,
+                       CEIL(EXTRACT(EPOCH FROM (e.expires_at - now())) * 1000)::BIGINT
+                  FROM existing e, p WHERE NOT e.takeable
+                """.formatted(table);
+        // statement_timestamp(), not now(): inside a transaction now() is when the transaction began,
+        // and the lease must still hold when the record is written.
+        String completing = """
+                UPDATE %s SET response = CASE WHEN completed THEN response ELSE ? END,
+                              expires_at = CASE WHEN completed THEN expires_at
+                                                ELSE statement_timestamp() + ? * INTERVAL '1 millisecond' END,
+                              completed = TRUE
+                 WHERE record_key = ? AND owner_token = ? AND (completed OR expires_at > statement_timestamp())
+                """.formatted(table);
+        this.complete = completing;
+        // In the caller's transaction only if it is one: a transaction of this database that has a
+        // transaction id (it wrote, or was given one: see completeInTransaction) and reads committed
+        // data (a REPEATABLE READ or SERIALIZABLE snapshot would fail on the lease renewals committed
+        // since it began). Otherwise nothing is written.
+        this.completeInTransaction = """
+                WITH tx AS (
+                  SELECT txid_current_if_assigned() IS NOT NULL AS has_id,
+                         current_setting('transaction_isolation') = 'read committed' AS read_committed
+                ), completed AS (
+                  %s  AND (SELECT has_id AND read_committed FROM tx)
+                  RETURNING 1
+                )
+                SELECT has_id, read_committed, EXISTS (SELECT 1 FROM completed) FROM tx
+                """.formatted(completing.strip());
+        this.release = """
+                WITH released AS (
+                  DELETE FROM %1$s WHERE record_key = ? AND owner_token = ? AND NOT completed RETURNING 1
+                )
+                SELECT EXISTS (SELECT 1 FROM released)
+                    OR NOT EXISTS (SELECT 1 FROM %1$s WHERE record_key = ? AND expires_at > now())
+                """.formatted(table);
+        // Every lease of a batch in one statement: a row still ours and alive is locked and extended;
+        // one locked by a transaction is skipped, not waited for (the renewals share a few threads
+        // with every other lease), and answered "unknown" if the statement's snapshot shows it ours
+        // and alive (its owner's completion being committed, another renewal of it), else "lost"
+        // (a takeover or a cleanup locks only expired rows). 1 renewed, 0 unknown, -1 lost.
+        this.renew = """
+                WITH p AS (
+                  SELECT * FROM unnest(?::TEXT[], ?::TEXT[], ?::BIGINT[]) WITH ORDINALITY AS p(k, o, lease_ms, i)
+                ), alive AS (
+                  SELECT p.i, r.record_key FROM p JOIN %1$s r ON r.record_key = p.k AND r.owner_token = p.o
+                   WHERE NOT r.completed AND r.expires_at > now()
+                ), locked AS (
+                  SELECT r.record_key FROM %1$s r JOIN alive a ON r.record_key = a.record_key
+                   WHERE NOT r.completed AND r.expires_at > now()
+                     FOR UPDATE OF r SKIP LOCKED
+                ), renewed AS (
+                  UPDATE %1$s AS r SET expires_at = now() + p.lease_ms * INTERVAL '1 millisecond'
+                    FROM p, locked l
+                   WHERE r.record_key = l.record_key AND p.k = l.record_key AND r.owner_token = p.o
+                  RETURNING p.i
+                )
+                SELECT p.i, CASE WHEN EXISTS (SELECT 1 FROM renewed n WHERE n.i = p.i) THEN 1
+                                 WHEN EXISTS (SELECT 1 FROM alive a WHERE a.i = p.i) THEN 0
+                                 ELSE -1 END
+                  FROM p ORDER BY p.i
+                """.formatted(table);
+        // Locks only expired rows, skipping those another cleaner or an acquire holds; checks expiry
+        // again on the locked row (an acquire may have taken it over in between).
+        this.deleteExpired = """
+                DELETE FROM %1$s WHERE record_key IN (
+                  SELECT record_key FROM %1$s WHERE expires_at <= now() ORDER BY expires_at LIMIT ?
+                     FOR UPDATE SKIP LOCKED
+                ) AND expires_at <= now()
+                """.formatted(table);
+    }
+
+    /** The table and its expiry index (README has it too). */
+    static String ddl(String table) {
+        String index = table.substring(table.indexOf('.') + 1) + "_expires_at";
+        return """
+                CREATE TABLE IF NOT EXISTS %1$s (
+                  record_key  TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+                  completed   BOOLEAN          NOT NULL,
+                  fingerprint BYTEA            NOT NULL,
+                  owner_token TEXT             NOT NULL,
+                  response    BYTEA,
+                  expires_at  TIMESTAMPTZ      NOT NULL
+                );
+                CREATE INDEX IF NOT EXISTS %2$s ON %1$s (expires_at);
+                """.formatted(table, index);
+    }
+
+    @Override
+    public String database() {
+        return database;
+    }
+
+    @Override
+    public String ddl() {
+        return ddl(table);
+    }
+
+    @Override
+    public AcquireResult acquire(Connection connection, int timeout, String recordKey, byte[] fingerprint,
+                                 String ownerToken, Duration lockTtl) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(acquire)) {
+            statement.setQueryTimeout(timeout);
+            statement.setString(1, recordKey);
+            statement.setBytes(2, fingerprint);
+            statement.setString(3, ownerToken);
+            statement.setLong(4, millis(lockTtl));
+            try (ResultSet row = statement.executeQuery()) {
+                if (!row.next()) {
+                    return null;
+                }
+                if (row.getBoolean(1)) {
+                    return AcquireResult.ACQUIRED;
+                }
+                if (!Arrays.equals(row.getBytes(3), fingerprint)) {
+                    return AcquireResult.MISMATCH;
+                }
+                Duration left = Duration.ofMillis(Math.max(0, row.getLong(5)));
+                return row.getBoolean(2) ? new AcquireResult.Completed(row.getBytes(4), left) : new AcquireResult.InProgress(left);
+            }
+        }
+    }
+
+    @Override
+    public boolean complete(Connection connection, int timeout, String recordKey, String ownerToken, byte[] response,
+                            Duration ttl) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(complete)) {
+            statement.setQueryTimeout(timeout);
+            statement.setBytes(1, response);
+            statement.setLong(2, millis(ttl));
+            statement.setString(3, recordKey);
+            statement.setString(4, ownerToken);
+            return statement.executeUpdate() == 1;
+        }
+    }
+
+    /**
+     * Whether a connection is enlisted cannot be asked through JDBC (Liberty's report auto-commit
+     * mode even then), so the database is asked: a transaction that already has a transaction id is
+     * one (autocommit gives every statement a new transaction, which has none when it begins). One
+     * that has not written yet (JPA writes at commit, when the persistence context flushes) is given
+     * an id by one statement ({@code txid_current()}) and asked again by the next: inside a
+     * transaction the id is still there, in autocommit it is gone with the statement that took it.
+     */
+    @Override
+    public TransactionalCompletion completeInTransaction(Connection connection, int timeout, String recordKey,
+                                                         String ownerToken, byte[] response, Duration ttl)
+            throws SQLException {
+        InTransaction first = completeInTransactionOnce(connection, timeout, recordKey, ownerToken, response, ttl);
+        if (first.outcome() != null || !first.readCommitted()) {
+            return first.outcomeOrNotJoined();
+        }
+        try (Statement statement = connection.createStatement()) {
+            statement.setQueryTimeout(timeout);
+            statement.execute("SELECT txid_current()");
+        }
+        return completeInTransactionOnce(connection, timeout, recordKey, ownerToken, response, ttl).outcomeOrNotJoined();
+    }
+
+    /** What one completing statement in the caller's transaction found: {@code outcome} null if it could not join. */
+    private record InTransaction(TransactionalCompletion outcome, boolean readCommitted) {
+        TransactionalCompletion outcomeOrNotJoined() {
+            return outcome == null ? TransactionalCompletion.NOT_JOINED : outcome;
+        }
+    }
+
+    private InTransaction completeInTransactionOnce(Connection connection, int timeout, String recordKey,
+                                                    String ownerToken, byte[] response, Duration ttl) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(completeInTransaction)) {
+            statement.setQueryTimeout(timeout);
+            statement.setBytes(1, response);
+            statement.setLong(2, millis(ttl));
+            statement.setString(3, recordKey);
+            statement.setString(4, ownerToken);
+            try (ResultSet row = statement.executeQuery()) {
+                row.next();
+                boolean hasId = row.getBoolean(1);
+                boolean readCommitted = row.getBoolean(2);
+                if (!hasId || !readCommitted) {
+                    return new InTransaction(null, readCommitted);
+                }
+                return new InTransaction(row.getBoolean(3) ? TransactionalCompletion.JOINED : TransactionalCompletion.LOST, true);
+            }
+        }
+    }
+
+    @Override
+    public boolean release(Connection connection, int timeout, String recordKey, String ownerToken) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(release)) {
+            statement.setQueryTimeout(timeout);
+            statement.setString(1, recordKey);
+            statement.setString(2, ownerToken);
+            statement.setString(3, recordKey);
+            try (ResultSet row = statement.executeQuery()) {
+                return row.next() && row.getBoolean(1);
+            }
+        }
+    }
+
+    /** Every lease in one statement (one round trip). */
+    @Override
+    public Renewal[] renew(Connection connection, int timeout, List<Lease> leases) throws SQLException {
+        Renewal[] renewals = new Renewal[leases.size()];
+        try (PreparedStatement statement = connection.prepareStatement(renew)) {
+            statement.setQueryTimeout(timeout);
+            statement.setArray(1, connection.createArrayOf("text", leases.stream().map(Lease::recordKey).toArray()));
+            statement.setArray(2, connection.createArrayOf("text", leases.stream().map(Lease::ownerToken).toArray()));
+            statement.setArray(3, connection.createArrayOf("bigint", leases.stream().map(lease -> millis(lease.lockTtl())).toArray()));
+            try (ResultSet rows = statement.executeQuery()) {
+                for (int i = 0; i < renewals.length; i++) {
+                    rows.next();
+                    int outcome = rows.getInt(2);
+                    renewals[i] = outcome > 0 ? Renewal.RENEWED : outcome == 0 ? Renewal.UNKNOWN : Renewal.LOST;
+                }
+            }
+        }
+        return renewals;
+    }
+
+    @Override
+    public int deleteExpired(Connection connection, int timeout, int batchSize) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(deleteExpired)) {
+            statement.setQueryTimeout(timeout);
+            statement.setInt(1, batchSize);
+            return statement.executeUpdate();
+        }
+    }
+
+    /** Serialization failure or deadlock (class 40). */
+    @Override
+    public boolean isConflict(SQLException e) {
+        return SqlStates.of(e).startsWith("40");
+    }
+
+    @Override
+    public boolean isUnavailable(SQLException e) {
+        String state = SqlStates.of(e);
+        return state.startsWith("53")      // insufficient resources
+                || state.startsWith("57")  // operator intervention: query canceled (timeout), shutting down
+                || state.startsWith("40")  // serialization failure, deadlock
+                || state.equals("55P03")   // lock not available
+                || state.equals("25006");  // read-only transaction: a standby, during a failover
+    }
+
+    /** Two creators at once: "IF NOT EXISTS" does not stop one from colliding with the other's uncommitted catalog rows. */
+    @Override
+    public boolean isCreationCollision(SQLException e) {
+        String state = SqlStates.of(e);
+        return state.equals("23505") || state.equals("42P07") || state.startsWith("40");
+    }
+
+    private static long millis(Duration duration) {
+        return Math.max(1, duration.toMillis());
+    }
+}

@@ -1,0 +1,40 @@
+package io.idemkey.testing;
+
+import javax.sql.DataSource;
+
+/** A private database server a test started (PostgreSQL or MariaDB), which it can stop, restart and freeze. */
+public interface TestDatabase extends AutoCloseable {
+
+    /** {@code PostgreSQL} or {@code MariaDB}. */
+    String name();
+
+    String address();
+
+    int port();
+
+    /** A plain (unpooled) data source, with timeouts that keep a test from hanging. */
+    DataSource dataSource();
+
+    /** A plain data source without a read timeout, as a container's pool gets it from its users' configuration. */
+    DataSource dataSourceWithoutReadTimeout();
+
+    /** Runs statements (no parameters, no results): DDL, test data. */
+    void execute(String sql);
+
+    /** The first column of the first row of a query (a count), with these parameters. */
+    long queryLong(String sql, Object... parameters);
+
+    /** Stops the server at once (an outage: connections drop); its data stays. */
+    void stop();
+
+    /** Starts the stopped server again on the same port, with its data. */
+    void restart();
+
+    /** Freezes every process of the server (SIGSTOP): connections stay open, nothing answers. */
+    void freeze();
+
+    void thaw();
+
+    @Override
+    void close();
+}
