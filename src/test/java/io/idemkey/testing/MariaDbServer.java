@@ -186,7 +186,8 @@ public final class MariaDbServer implements TestDatabase {
         List<String> command = new ArrayList<>(List.of("mariadbd", "--no-defaults", "--datadir=" + data,
                 "--port=" + port, "--bind-address=" + host.address(), "--socket=" + socket, "--skip-name-resolve",
                 "--user=" + System.getProperty("user.name"), "--innodb-buffer-pool-size=64M",
-                "--log-error=" + directory.resolve("mariadb.log"), "--pid-file=" + directory.resolve("mariadb.pid")));
+                "--log-error=" + directory.resolve("mariadb.log"), "--pid-file=" + directory.resolve("mariadb.pid"),
+                "--performance-schema=ON")); // tests count the statements a request costs (its digests)
         if (!durable) {
             command.add("--innodb-flush-log-at-trx-commit=2"); // the OS keeps what a killed server committed
         }

@@ -1,7 +1,7 @@
 package io.idemkey.bench;
 
 import io.idemkey.it.Deployments;
-import io.idemkey.it.PostgresStatements;
+import io.idemkey.it.DatabaseStatements;
 import io.idemkey.it.ServerProcess;
 import io.idemkey.it.app.CheckThenLockStore;
 import io.idemkey.testing.Host;
@@ -606,7 +606,7 @@ public final class BenchmarkRun {
     private void jdbc() throws Exception {
         System.out.println("JDBC: a private PostgreSQL, Payara Micro with a JDBC pool ...");
         try (PostgresServer postgres = PostgresServer.startDurable()) {
-            PostgresStatements.enable(postgres);
+            DatabaseStatements.enable(postgres);
             postgres.execute("CREATE TABLE bench_effects (id BIGSERIAL PRIMARY KEY, body TEXT NOT NULL)");
             Path directory = Files.createTempDirectory("idemkey-bench-jdbc");
             Map<String, String> jdbc = Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey",
@@ -697,7 +697,7 @@ public final class BenchmarkRun {
 
     /** Statements on either store's table so far. */
     private static long statements(PostgresServer postgres) {
-        return PostgresStatements.soFar(postgres, "idempotency_keys") + PostgresStatements.soFar(postgres, "seed003_keys");
+        return DatabaseStatements.soFar(postgres, "idempotency_keys") + DatabaseStatements.soFar(postgres, "seed003_keys");
     }
 
     /**

@@ -77,7 +77,7 @@ class ExactlyOnceIT {
     }
 
     private static ServerProcess start() {
-        ServerProcess started = ServerProcess.startWithPostgres(ServerProcess.Kind.ofThisRun(), wars, port, Map.of(),
+        ServerProcess started = ServerProcess.startWithDatabase(ServerProcess.Kind.ofThisRun(), wars, port, Map.of(),
                 postgres, List.of("appSecurity-5.0", "persistence-3.1"),
                 List.of(ExactlyOnceResource.DATA_SOURCE, SECOND_DATA_SOURCE, ExactlyOnceResource.SMALL_DATA_SOURCE),
                 Map.of(ExactlyOnceResource.SMALL_DATA_SOURCE, 2));

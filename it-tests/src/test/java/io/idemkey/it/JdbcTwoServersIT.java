@@ -22,7 +22,7 @@ class JdbcTwoServersIT extends TwoServersTests {
     @BeforeAll
     static void start() throws Exception {
         postgres = PostgresServer.start();
-        PostgresStatements.enable(postgres);
+        DatabaseStatements.enable(postgres);
         Path war = Files.createTempDirectory("idemkey-two-servers-jdbc").resolve("shared.war");
         Deployments.guardedApp("shared", JdbcStoreIT.JDBC).as(ZipExporter.class).exportTo(war.toFile(), true);
         ServerProcess[] both = startBoth(kind ->
@@ -56,6 +56,6 @@ class JdbcTwoServersIT extends TwoServersTests {
 
     @Override
     StatusTableTests.StoreCalls countStoreCalls() {
-        return PostgresStatements.count(postgres);
+        return DatabaseStatements.count(postgres);
     }
 }

@@ -1,6 +1,7 @@
 package io.idemkey.it;
 
 import io.idemkey.testing.PostgresServer;
+import io.idemkey.testing.TestDatabase;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -61,37 +62,51 @@ public interface ServerProcess extends AutoCloseable {
 
     /**
      * A server of this run's kind for the test applications, with the DataSource {@code jdbc/idemkey}
-     * on a PostgreSQL: {@link #startWithPostgres}, plus Jakarta Security on Open Liberty.
+     * on a PostgreSQL or MariaDB: {@link #startWithDatabase}, plus Jakarta Security on Open Liberty.
      */
+    static ServerProcess startForTestsWithDatabase(Kind kind, List<Path> wars, int port, TestDatabase database) {
+        return startWithDatabase(kind, wars, port, Map.of(), database, List.of("appSecurity-5.0"));
+    }
+
+    /** {@link #startForTestsWithDatabase} on PostgreSQL. */
     static ServerProcess startForTestsWithPostgres(Kind kind, List<Path> wars, int port, PostgresServer postgres) {
-        return startWithPostgres(kind, wars, port, Map.of(), postgres, List.of("appSecurity-5.0"));
+        return startForTestsWithDatabase(kind, wars, port, postgres);
+    }
+
+    /** {@link #startWithDatabase(Kind, List, int, Map, TestDatabase, List)} on PostgreSQL. */
+    static ServerProcess startWithPostgres(Kind kind, List<Path> wars, int port, Map<String, String> systemProperties,
+                                           PostgresServer postgres, List<String> extraLibertyFeatures) {
+        return startWithDatabase(kind, wars, port, systemProperties, postgres, extraLibertyFeatures);
     }
 
     /**
-     * A server with the DataSource {@code jdbc/idemkey} on {@code postgres}, configured
-     * the way each server's users do it: on Payara Micro a JDBC connection pool (with the defaults:
-     * connections are not validated when handed out, so after a database restart the pool hands out
-     * dead ones) and resource created by post-boot commands, the driver added with
-     * {@code --addLibs}; on Open Liberty a {@code <dataSource>} with the driver as a
-     * {@code <library>} (feature jdbc-4.3).
+     * A server with the DataSource {@code jdbc/idemkey} on {@code database}, configured the way each
+     * server's users do it: on Payara Micro a JDBC connection pool (with the defaults: connections
+     * are not validated when handed out, so after a database restart the pool hands out dead ones)
+     * and resource created by post-boot commands, the driver added with {@code --addLibs}; on Open
+     * Liberty a {@code <dataSource>} with the driver as a {@code <library>} (feature jdbc-4.3).
      */
-    static ServerProcess startWithPostgres(Kind kind, List<Path> wars, int port, Map<String, String> systemProperties,
-                                           PostgresServer postgres, List<String> extraLibertyFeatures) {
-        return startWithPostgres(kind, wars, port, systemProperties, postgres, extraLibertyFeatures, List.of("jdbc/idemkey"),
+    static ServerProcess startWithDatabase(Kind kind, List<Path> wars, int port, Map<String, String> systemProperties,
+                                           TestDatabase database, List<String> extraLibertyFeatures) {
+        return startWithDatabase(kind, wars, port, systemProperties, database, extraLibertyFeatures, List.of("jdbc/idemkey"),
                 Map.of());
     }
 
     /**
-     * As {@link #startWithPostgres(Kind, List, int, Map, PostgresServer, List)}, with one DataSource
+     * As {@link #startWithDatabase(Kind, List, int, Map, TestDatabase, List)}, with one DataSource
      * (a pool of its own, of the given largest size or the server's default) per JNDI name, all on
-     * the same database. Payara's pools are not XA (a
-     * transaction may not enlist a second one); Open Liberty's are (its choice where the driver has
-     * an XADataSource): a transaction that uses two commits them in two phases.
+     * the same database. Payara's pools are not XA (a transaction may not enlist a second one); Open
+     * Liberty's PostgreSQL ones are (its choice where the driver has an XADataSource): a transaction
+     * that uses two commits them in two phases. MariaDB's on Liberty are not XA: its driver (3.x) is
+     * named by its DataSource class, which Liberty 26 does not find on its own (it looks for
+     * Connector/J 2's MySQLDataSource).
      */
-    static ServerProcess startWithPostgres(Kind kind, List<Path> wars, int port, Map<String, String> systemProperties,
-                                           PostgresServer postgres, List<String> extraLibertyFeatures,
+    static ServerProcess startWithDatabase(Kind kind, List<Path> wars, int port, Map<String, String> systemProperties,
+                                           TestDatabase database, List<String> extraLibertyFeatures,
                                            List<String> jndiNames, Map<String, Integer> maxPoolSizes) {
-        String driver = Path.of(System.getProperty("postgresql.driverJar", "target/postgresql.jar")).toAbsolutePath().toString();
+        Path postgresDriver = Path.of(System.getProperty("postgresql.driverJar", "target/postgresql.jar")).toAbsolutePath();
+        boolean mariadb = database.name().equals("MariaDB");
+        String driver = (mariadb ? postgresDriver.resolveSibling("mariadb.jar") : postgresDriver).toString();
         return switch (kind) {
             case PAYARA -> {
                 StringBuilder commands = new StringBuilder();
@@ -99,10 +114,15 @@ public interface ServerProcess extends AutoCloseable {
                     String pool = jndiName.substring(jndiName.lastIndexOf('/') + 1) + "-pool";
                     String size = maxPoolSizes.containsKey(jndiName)
                             ? " --steadypoolsize 0 --maxpoolsize " + maxPoolSizes.get(jndiName) : "";
-                    commands.append("""
-                            create-jdbc-connection-pool --datasourceclassname org.postgresql.ds.PGSimpleDataSource --restype javax.sql.DataSource%s --property user=postgres:password=unused:serverName=%s:portNumber=%d:databaseName=postgres %s
-                            create-jdbc-resource --connectionpoolid %s %s
-                            """.formatted(size, postgres.address(), postgres.port(), pool, pool, jndiName));
+                    String source = mariadb
+                            ? "--datasourceclassname org.mariadb.jdbc.MariaDbDataSource --restype javax.sql.DataSource%s"
+                              + " --property url=jdbc\\:mariadb\\://%s\\:%d/idemkey:user=idemkey:password=idemkey"
+                            : "--datasourceclassname org.postgresql.ds.PGSimpleDataSource --restype javax.sql.DataSource%s"
+                              + " --property user=postgres:password=unused:serverName=%s:portNumber=%d:databaseName=postgres";
+                    commands.append("create-jdbc-connection-pool ").append(source.formatted(size, database.address(),
+                            database.port())).append(' ').append(pool).append('\n');
+                    commands.append("create-jdbc-resource --connectionpoolid ").append(pool).append(' ').append(jndiName)
+                            .append('\n');
                 }
                 Path file;
                 try {
@@ -117,17 +137,22 @@ public interface ServerProcess extends AutoCloseable {
             case LIBERTY -> {
                 List<String> features = new ArrayList<>(extraLibertyFeatures);
                 features.add("jdbc-4.3");
-                StringBuilder config = new StringBuilder("<library id=\"postgresql\"><file name=\"%s\"/></library>\n".formatted(driver));
+                StringBuilder config = new StringBuilder("<library id=\"driver\"><file name=\"%s\"/></library>\n".formatted(driver));
                 for (String jndiName : jndiNames) {
                     String size = maxPoolSizes.containsKey(jndiName)
                             ? "<connectionManager maxPoolSize=\"" + maxPoolSizes.get(jndiName) + "\"/>" : "";
-                    config.append("""
+                    String id = jndiName.substring(jndiName.lastIndexOf('/') + 1);
+                    config.append((mariadb ? """
+                            <dataSource id="%s" jndiName="%s" type="javax.sql.DataSource">
+                              <jdbcDriver libraryRef="driver" javax.sql.DataSource="org.mariadb.jdbc.MariaDbDataSource"/>%s
+                              <properties url="jdbc:mariadb://%s:%d/idemkey" user="idemkey" password="idemkey"/>
+                            </dataSource>
+                            """ : """
                             <dataSource id="%s" jndiName="%s">
-                              <jdbcDriver libraryRef="postgresql"/>%s
+                              <jdbcDriver libraryRef="driver"/>%s
                               <properties.postgresql serverName="%s" portNumber="%d" databaseName="postgres" user="postgres" password="unused"/>
                             </dataSource>
-                            """.formatted(jndiName.substring(jndiName.lastIndexOf('/') + 1), jndiName, size,
-                            postgres.address(), postgres.port()));
+                            """).formatted(id, jndiName, size, database.address(), database.port()));
                 }
                 yield LibertyServer.startWithConfig(wars, port, systemProperties, features, config.toString());
             }

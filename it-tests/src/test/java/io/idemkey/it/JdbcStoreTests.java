@@ -1,0 +1,159 @@
+package io.idemkey.it;
+
+import io.idemkey.core.RecordKey;
+import io.idemkey.testing.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The HTTP contract with {@code idempotency.store=jdbc}: the whole status table and seed 002's seven
+ * scenarios, on a server of this run's kind with the DataSource configured the way its users
+ * configure one, and a private database the test can stop: PostgreSQL ({@link JdbcStoreIT}) or
+ * MariaDB ({@link MariaDbStoreIT}). Then what is the JDBC store's own: the table created at
+ * deployment, records as rows, expired rows cleaned up, and an outage that behaves as a Redis outage
+ * does (fail-closed 503, fail-open runs, recovery without a restart).
+ */
+abstract class JdbcStoreTests {
+
+    /** The store's configuration in every application here. */
+    static final Map<String, String> JDBC = Map.of("idempotency.store", "jdbc",
+            "idempotency.jdbc.datasource", "jdbc/idemkey", "idempotency.jdbc.timeout-seconds", "1",
+            "idempotency.jdbc.cleanup-interval-seconds", "1", "idempotency.jdbc.cleanup-batch-size", "100");
+
+    private static TestDatabase database;
+    private static ServerProcess server;
+    private Http http;
+
+    /** Starts this run's server on {@code started}, with the test application deployed (the subclass's {@code @BeforeAll}). */
+    static void startOn(TestDatabase started) throws Exception {
+        database = started;
+        DatabaseStatements.enable(database);
+        Path directory = Files.createTempDirectory("idemkey-jdbc");
+        Path war = Deployments.export(directory, StatusTableTests.deployment(JDBC));
+        server = ServerProcess.startForTestsWithDatabase(ServerProcess.Kind.ofThisRun(), List.of(war),
+                ServerProcess.freePort(), database);
+        assertFalse(server.log().contains("FAILURE"), "a boot command failed: " + server.logFile());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+        if (database != null) {
+            database.close();
+        }
+    }
+
+    @BeforeEach
+    void client() {
+        http = new Http(server.uri(StatusTableTests.CONTEXT));
+    }
+
+    @Nested
+    class StatusTable extends StatusTableTests {
+
+        @BeforeEach
+        void client() {
+            http = new Http(server.uri(CONTEXT));
+        }
+
+        @Override
+        boolean validatesBeans() {
+            return true;
+        }
+
+        @Override
+        StoreCalls countStoreCalls() {
+            return DatabaseStatements.count(database);
+        }
+
+        @Override
+        void stopStore() {
+            database.stop();
+        }
+
+        @Override
+        void restartStore() {
+            database.restart();
+        }
+    }
+
+    @Nested
+    class SeedScenarios extends SeedScenarioTests {
+
+        @BeforeEach
+        void client() {
+            http = new Http(server.uri(StatusTableTests.CONTEXT));
+        }
+
+        @Override
+        void assertRecordCompletedForADay(String key) {
+            assertCompletedRowForADay(key);
+        }
+
+        @Override
+        ServerProcess startPodA(Path war) {
+            return ServerProcess.startForTestsWithDatabase(ServerProcess.Kind.ofThisRun(), List.of(war),
+                    ServerProcess.freePort(), database);
+        }
+
+        @Override
+        Map<String, String> podAConfig() {
+            return JDBC;
+        }
+
+        @Override
+        void stopStore() {
+            database.stop();
+        }
+
+        @Override
+        void restartStore() {
+            database.restart();
+        }
+    }
+
+    @Test
+    void theTableIsCreatedAtDeploymentAndAFirstRequestLeavesOneCompletedRowForTtlHours() {
+        String key = Http.newKey();
+        assertEquals(201, http.postJson("guarded/payments", key, "{\"name\":\"order-42\",\"amount\":1999}").statusCode());
+        assertCompletedRowForADay(key);
+    }
+
+    @Test
+    void expiredRowsAreDeletedInTheBackgroundAndCounted() {
+        long before = http.metric("idempotency.expired.deleted");
+        database.execute(database.name().equals("MariaDB")
+                ? "INSERT INTO idempotency_keys SELECT CONCAT('expired-', seq), TRUE, x'01', 'o', NULL,"
+                  + " UTC_TIMESTAMP(6) - INTERVAL 1 SECOND FROM seq_1_to_1000"
+                : "INSERT INTO idempotency_keys SELECT 'expired-' || i, TRUE, '\\x01', 'o', NULL,"
+                  + " now() - INTERVAL '1 second' FROM generate_series(1, 1000) i");
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                database.queryLong("SELECT count(*) FROM idempotency_keys WHERE record_key LIKE 'expired-%'") == 0);
+        assertTrue(http.metric("idempotency.expired.deleted") >= before + 1000);
+        assertTrue(server.log().contains("expired records from JdbcIdempotencyStore[idempotency_keys] in"), "logged");
+    }
+
+    /** One row for the key, completed, expiring after ttlHours (24). */
+    private static void assertCompletedRowForADay(String key) {
+        String now = database.name().equals("MariaDB") ? "UTC_TIMESTAMP(6)" : "now()";
+        assertEquals(1, database.queryLong("SELECT count(*) FROM idempotency_keys WHERE record_key = ? AND completed"
+                + " AND expires_at > " + now + " + INTERVAL '23' HOUR AND expires_at <= " + now + " + INTERVAL '24' HOUR",
+                RecordKey.of("idempotency:", "", key)), "one completed row, expiring after ttlHours");
+    }
+}
