@@ -15,8 +15,9 @@ import java.util.logging.Logger;
  * at all. When the record cannot be written in the transaction, the transaction must not commit
  * the effects without it: it is marked rollback-only and the key is released (the caller answers
  * "retry"). One exception: the store got no connection in this transaction while it answers
- * outside it (the container refused to enlist a second non-XA resource, say): the transaction is
- * fine, and the outcome is recorded after it commits, as for a store that never joins.
+ * outside it and the transaction can still commit (Payara refuses to enlist a second non-XA
+ * resource and leaves the transaction as it was): the outcome is recorded after the commit, as for
+ * a store that never joins. (Open Liberty refuses it too, but marks the transaction rollback-only.)
  */
 final class CompletionWithEffects {
 
@@ -51,7 +52,8 @@ final class CompletionWithEffects {
         try {
             completion = execution.completeInTransaction(response);
         } catch (RuntimeException e) {
-            if (e instanceof NoConnectionException && transactions.outside(store::isAvailable)) {
+            // (Open Liberty marks the transaction rollback-only as it refuses: then its effects are gone)
+            if (e instanceof NoConnectionException && transactions.active() && transactions.outside(store::isAvailable)) {
                 if (warnedNotEnlisted.compareAndSet(false, true)) {
                     LOG.warning("Idemkey records responses after their transaction, not in it: the container gave the"
                             + " store no connection in the guarded method's transaction (" + e.getMessage() + "). Use the"

@@ -130,6 +130,18 @@ public final class MariaDbServer implements TestDatabase {
         }
     }
 
+    @Override
+    public int update(String sql, Object... parameters) {
+        try (Connection connection = dataSource().getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setObject(i + 1, parameters[i]);
+            }
+            return statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
     /** The first column of the first row of a query (a count), with these parameters. */
     public long queryLong(String sql, Object... parameters) {
         try (Connection connection = dataSource().getConnection(); PreparedStatement query = connection.prepareStatement(sql)) {

@@ -24,6 +24,9 @@ public interface TestDatabase extends AutoCloseable {
     /** The first column of the first row of a query (a count), with these parameters. */
     long queryLong(String sql, Object... parameters);
 
+    /** Runs a statement that changes rows, with these parameters: how many it changed. */
+    int update(String sql, Object... parameters);
+
     /** Stops the server at once (an outage: connections drop); its data stays. */
     void stop();
 

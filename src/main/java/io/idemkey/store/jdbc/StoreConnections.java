@@ -104,9 +104,25 @@ final class StoreConnections implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         Borrowed borrowed = borrow(operation, deadline);
         try {
+            enlist(borrowed.connection, operation);
             return work.run(borrowed.connection, timeoutSeconds(deadline));
         } finally {
             borrowed.giveBack();
+        }
+    }
+
+    /**
+     * Has the container enlist the connection in the caller's transaction now, before any statement
+     * runs: Open Liberty does it as the first statement is created, and refuses there a second
+     * resource that is not XA ("Illegal attempt to enlist multiple 1PC XAResources"), as Payara does
+     * when the connection is borrowed. Either way the store got no connection in the transaction.
+     */
+    private void enlist(Connection connection, String operation) {
+        try (java.sql.Statement nothing = connection.createStatement()) {
+            // created (on the client only, for both drivers) and closed: enlisted
+        } catch (SQLException e) {
+            throw new NoConnectionException("The idempotency table " + table + " could not " + operation
+                    + ": no connection in the transaction (" + e.getMessage() + ")", e);
         }
     }
 

@@ -143,9 +143,11 @@ public class ExactlyOnceResource {
         }
     }
 
-    /** The effects table, created by the test before the server starts. */
-    public static String ddl() {
-        return "CREATE TABLE IF NOT EXISTS effects (id BIGSERIAL PRIMARY KEY, idem_key TEXT NOT NULL)";
+    /** The effects table on this database ({@code PostgreSQL} or {@code MariaDB}), created by the test before the server starts. */
+    public static String ddl(String database) {
+        return database.equals("MariaDB")
+                ? "CREATE TABLE IF NOT EXISTS effects (id BIGINT AUTO_INCREMENT PRIMARY KEY, idem_key VARCHAR(255) NOT NULL)"
+                : "CREATE TABLE IF NOT EXISTS effects (id BIGSERIAL PRIMARY KEY, idem_key TEXT NOT NULL)";
     }
 
     private static DataSource dataSource() throws NamingException {

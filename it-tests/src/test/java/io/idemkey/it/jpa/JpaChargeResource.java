@@ -94,8 +94,19 @@ public class JpaChargeResource {
         HELD.computeIfAbsent(key, k -> new CountDownLatch(1)).countDown();
     }
 
-    /** The entities' tables and sequence, created by the test before the server starts. */
-    public static String ddl() {
+    /**
+     * The entities' tables and sequence on this database ({@code PostgreSQL} or {@code MariaDB}),
+     * created by the test before the server starts (MariaDB has sequences too, which EclipseLink uses).
+     */
+    public static String ddl(String database) {
+        if (database.equals("MariaDB")) {
+            return """
+                    CREATE SEQUENCE IF NOT EXISTS jpa_charge_ids;
+                    CREATE TABLE IF NOT EXISTS jpa_sequence_charges (id BIGINT PRIMARY KEY, idemkey VARCHAR(255) NOT NULL);
+                    CREATE TABLE IF NOT EXISTS jpa_identity_charges (id BIGINT AUTO_INCREMENT PRIMARY KEY,
+                                                                     idemkey VARCHAR(255) NOT NULL);
+                    """;
+        }
         return """
                 CREATE SEQUENCE IF NOT EXISTS jpa_charge_ids;
                 CREATE TABLE IF NOT EXISTS jpa_sequence_charges (id BIGINT PRIMARY KEY, idemkey TEXT NOT NULL);
