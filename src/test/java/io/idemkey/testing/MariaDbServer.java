@@ -64,7 +64,7 @@ public final class MariaDbServer implements TestDatabase {
 
     private static MariaDbServer start(Host host, boolean durable) {
         MariaDbServer server = new MariaDbServer(host, FreePort.next(), durable);
-        server.run(List.of("mariadb-install-db", "--no-defaults", "--datadir=" + server.data,
+        server.run(List.of(program("mariadb-install-db"), "--no-defaults", "--datadir=" + server.data,
                 "--auth-root-authentication-method=normal", "--skip-test-db", "--user=" + System.getProperty("user.name")));
         server.startProcess();
         server.rootSql("CREATE DATABASE IF NOT EXISTS " + DATABASE + ";"
@@ -195,7 +195,7 @@ public final class MariaDbServer implements TestDatabase {
     }
 
     private void startProcess() {
-        List<String> command = new ArrayList<>(List.of("mariadbd", "--no-defaults", "--datadir=" + data,
+        List<String> command = new ArrayList<>(List.of(program("mariadbd"), "--no-defaults", "--datadir=" + data,
                 "--port=" + port, "--bind-address=" + host.address(), "--socket=" + socket, "--skip-name-resolve",
                 "--user=" + System.getProperty("user.name"), "--innodb-buffer-pool-size=64M",
                 "--log-error=" + directory.resolve("mariadb.log"), "--pid-file=" + directory.resolve("mariadb.pid"),
@@ -254,6 +254,17 @@ public final class MariaDbServer implements TestDatabase {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /** A MariaDB program: from the {@code PATH}, else from {@code /usr/sbin} (where Debian puts the server, off users' PATH). */
+    private static String program(String name) {
+        for (String directory : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            if (!directory.isEmpty() && Files.isExecutable(Path.of(directory, name))) {
+                return name;
+            }
+        }
+        Path sbin = Path.of("/usr/sbin", name);
+        return Files.isExecutable(sbin) ? sbin.toString() : name;
     }
 
     private static void sleep(long millis) {

@@ -1,11 +1,13 @@
 package io.idemkey.chaos;
 
 import io.idemkey.it.ServerProcess;
+import io.idemkey.testing.MariaDbServer;
 import io.idemkey.testing.PostgresServer;
 import io.idemkey.testing.RedisCluster;
 import io.idemkey.testing.RedisSentinels;
 import io.idemkey.testing.RedisRecords;
 import io.idemkey.testing.RedisServer;
+import io.idemkey.testing.TestDatabase;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
@@ -32,9 +34,10 @@ interface ChaosStore extends AutoCloseable {
             case "redis" -> new OnRedis(RedisServer.start("--appendonly", "yes", "--appendfsync", "always"));
             case "redis-cluster" -> new OnCluster(RedisCluster.start(3));
             case "redis-sentinel" -> new OnSentinels(RedisSentinels.start());
-            case "jdbc" -> new OnPostgres(PostgresServer.start());
-            default -> throw new IllegalArgumentException("chaos.store must be redis, redis-cluster, redis-sentinel or jdbc,"
-                    + " not " + store);
+            case "jdbc" -> new OnDatabase(PostgresServer.start());
+            case "mariadb" -> new OnDatabase(MariaDbServer.start());
+            default -> throw new IllegalArgumentException("chaos.store must be redis, redis-cluster, redis-sentinel, jdbc"
+                    + " (PostgreSQL) or mariadb, not " + store);
         };
     }
 
@@ -212,12 +215,12 @@ interface ChaosStore extends AutoCloseable {
         }
     }
 
-    /** One PostgreSQL, reached through each server's own DataSource. */
-    record OnPostgres(PostgresServer postgres) implements ChaosStore {
+    /** One PostgreSQL or MariaDB, reached through each server's own DataSource. */
+    record OnDatabase(TestDatabase database) implements ChaosStore {
 
         @Override
         public String description() {
-            return "one PostgreSQL (idempotency.store=jdbc)";
+            return "one " + database.name() + " (idempotency.store=jdbc)";
         }
 
         @Override
@@ -227,29 +230,30 @@ interface ChaosStore extends AutoCloseable {
 
         @Override
         public ServerProcess startServer(ServerProcess.Kind kind, Path war, int port) {
-            return ServerProcess.startForTestsWithPostgres(kind, List.of(war), port, postgres);
+            return ServerProcess.startForTestsWithDatabase(kind, List.of(war), port, database);
         }
 
         @Override
         public ServerProcess startSample(ServerProcess.Kind kind, Path war, int port, Map<String, String> systemProperties) {
-            return ServerProcess.startWithPostgres(kind, List.of(war), port, systemProperties, postgres, List.of());
+            return ServerProcess.startWithDatabase(kind, List.of(war), port, systemProperties, database, List.of());
         }
 
         @Override
         public void restart() {
-            postgres.restart(); // immediate shutdown (connections drop), then the same port, the data kept
+            database.restart(); // killed at once (connections drop), then the same port, the data kept
         }
 
         /** Rows never lack an expiry (the column is NOT NULL); in progress: not completed, not yet expired. */
         @Override
         public int[] scan() {
-            return new int[] {(int) postgres.queryLong("SELECT count(*) FROM idempotency_keys WHERE expires_at IS NULL"),
-                    (int) postgres.queryLong("SELECT count(*) FROM idempotency_keys WHERE NOT completed AND expires_at > now()")};
+            String now = database.name().equals("MariaDB") ? "UTC_TIMESTAMP(6)" : "now()";
+            return new int[] {(int) database.queryLong("SELECT count(*) FROM idempotency_keys WHERE expires_at IS NULL"),
+                    (int) database.queryLong("SELECT count(*) FROM idempotency_keys WHERE NOT completed AND expires_at > " + now)};
         }
 
         @Override
         public void close() {
-            postgres.close();
+            database.close();
         }
     }
 }

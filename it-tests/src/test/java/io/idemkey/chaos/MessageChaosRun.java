@@ -125,7 +125,7 @@ public final class MessageChaosRun {
             config.put("sample.payments.requeue-max-ms", "300");
             config.put("sample.ledger.redis-url", ledger.url());
             config.put("io.idemkey.sample.messages.PaymentApplier/apply/Idempotent/lockTtlSeconds", Integer.toString(LOCK_TTL_SECONDS));
-            if (store instanceof ChaosStore.OnPostgres) {
+            if (store instanceof ChaosStore.OnDatabase) {
                 config.put("sample.orders.datasource", "jdbc/idemkey");
             }
             ServerProcess.Kind[] kinds = {ServerProcess.Kind.PAYARA, ServerProcess.Kind.LIBERTY};
@@ -232,8 +232,8 @@ public final class MessageChaosRun {
     private Report report(ChaosStore store, RedisServer redisLedger, Channel channel, int publications, Duration duration,
                           ServerProcess[] running) throws Exception {
         Map<String, List<String>> appliedBy = new HashMap<>();
-        if (store instanceof ChaosStore.OnPostgres postgres) {
-            try (java.sql.Connection connection = postgres.postgres().dataSource().getConnection();
+        if (store instanceof ChaosStore.OnDatabase database) {
+            try (java.sql.Connection connection = database.database().dataSource().getConnection();
                  Statement query = connection.createStatement();
                  ResultSet rows = query.executeQuery("SELECT message_id, applied_by FROM ledger")) {
                 while (rows.next()) {
@@ -259,7 +259,7 @@ public final class MessageChaosRun {
             outcomes.put(outcome, sum(running, outcome));
         }
         return new Report(store.description(), options.messages(), publications, duration, byEffects,
-                options.messages() - applied, doubled, store instanceof ChaosStore.OnPostgres ? 0 : doubledAtTheKill, dead, outcomes, events);
+                options.messages() - applied, doubled, store instanceof ChaosStore.OnDatabase ? 0 : doubledAtTheKill, dead, outcomes, events);
     }
 
     private static long sum(ServerProcess[] running, String outcome) {

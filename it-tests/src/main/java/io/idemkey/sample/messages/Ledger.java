@@ -61,9 +61,9 @@ public class Ledger {
             try {
                 dataSource = (DataSource) new InitialContext().lookup(dataSourceName.get());
                 try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-                    statement.execute("CREATE TABLE IF NOT EXISTS ledger (message_id TEXT NOT NULL, queue TEXT NOT NULL,"
-                            + " account TEXT NOT NULL, amount_cents BIGINT NOT NULL, applied_by TEXT NOT NULL,"
-                            + " applied_at TIMESTAMPTZ NOT NULL)");
+                    statement.execute("CREATE TABLE IF NOT EXISTS ledger (message_id VARCHAR(255) NOT NULL,"
+                            + " queue VARCHAR(255) NOT NULL, account VARCHAR(255) NOT NULL, amount_cents BIGINT NOT NULL,"
+                            + " applied_by VARCHAR(255) NOT NULL, applied_at TIMESTAMP(6) NOT NULL)"); // PostgreSQL and MariaDB
                 }
             } catch (NamingException | SQLException e) {
                 throw new IllegalStateException("The ledger's DataSource " + dataSourceName.get() + " is not usable: " + e, e);
