@@ -32,7 +32,10 @@
  *   revision PostgresDialect.completeInTransaction sha256:9b6dde8de5a07c2f
  *   revision PostgresDialect.release sha256:e17ad7f9e40b26db
  *   revision PostgresDialect.renew sha256:609833e6be6955b7
- *   revision PostgresDialect.deleteExpired sha256:602846c925aceb87
+ *   revision PostgresDialect.deleteExpired sha256:e112259e638762c6
+ *   revision PostgresDialect.acquireCounting sha256:a2416abadd8bbd70
+ *   revision PostgresDialect.lastCommitted sha256:1a02503b36dd7fea
+ *   revision PostgresDialect.expire sha256:cf9efb7d33d4bae0
  *   revision MariaDbDialect.acquire sha256:c22630911dda130b
  *   revision MariaDbDialect.lastCommitted sha256:2a0165ddbdd70459
  *   revision MariaDbDialect.completing sha256:53901970f3d00010
@@ -41,7 +44,9 @@
  *   revision MariaDbDialect.free sha256:76c048a72cba9bfb
  *   revision MariaDbDialect.renew sha256:488b92c70b4cfa28
  *   revision MariaDbDialect.heldLease sha256:a4ce1b88deaba28a
- *   revision MariaDbDialect.deleteExpired sha256:764f21bc3dd60c8c
+ *   revision MariaDbDialect.deleteExpired sha256:2b3ae94331187f69
+ *   revision MariaDbDialect.acquireCounting sha256:33e07366c3cb15fb
+ *   revision MariaDbDialect.expire sha256:1efd205404dcb02b
  *
  * The sql_* operations are both databases' statements (JDBC). MariaDB reaches the same steps in
  * its own way: acquire is one INSERT ... ON DUPLICATE KEY UPDATE that takes over only an expired
@@ -52,10 +57,20 @@
  * found no row of its own, comes from a second statement (free) that may see a later state: that
  * answer is only counted and logged, and the state changes only in the DELETE, which is sql_release.
  *
+ * With a per-key rate limit the JDBC store acquires with acquireCounting instead of acquire (both
+ * databases): the same take-over rule as sql_acquire (an expired row, or its own in-progress row
+ * when the acquire is sent again), guarded in addition by the row's request count, so within the
+ * limit it is sql_acquire, and beyond it it takes nothing over (the "not takeable" branch: only the
+ * count changes, which no property here reads). A row a transaction holds fails it at once (NOWAIT
+ * on PostgreSQL, lock wait timeout 0 on MariaDB) and is read as last committed (lastCommitted): the
+ * "held" branch. Its release (expire) sets the row's expiry in the past instead of deleting it
+ * (under the same owner, in-progress guard): every operation here treats an expired row as absent,
+ * so it is sql_release; the cleanup (deleteExpired) also waits for the count's window to end.
+ *
  * Left out on purpose (each is one branch of the code that cannot change the properties here):
- * fingerprint mismatch (422: answered before any state changes), the rate limit (a separate
+ * fingerprint mismatch (422: answered before any state changes), the rate limit (on Redis a separate
  * counter key, counted after lua_acquire's "the same token again" branch, so a retried acquire
- * that finds its own record acquires again with or without it), the replay cache (holds only
+ * that finds its own record acquires again with or without it; on JDBC the count above), the replay cache (holds only
  * completed records, which never change), completed records' TTL (longer than any run here: they
  * never expire in the model), fail-open endpoints (they run unprotected by definition).
  */

@@ -334,6 +334,20 @@ public class IdempotencyRuntime {
                 LOG.warning("Idemkey could not create the table " + options.table() + " now (it will once the database"
                         + " answers): " + e.getMessage());
             }
+        } else {
+            java.util.Optional<String> missing;
+            try {
+                missing = store.missingFromTable();
+            } catch (UnsupportedDatabaseException e) {
+                throw new ConfigurationException(IdempotencySettings.JDBC_DATASOURCE, "'" + options.dataSource()
+                        + "' leads to a database the JDBC store does not support: " + e.getMessage());
+            } catch (StoreUnavailableException e) {
+                LOG.warning("Idemkey could not check the table " + options.table() + " now: " + e.getMessage());
+                missing = java.util.Optional.empty();
+            }
+            if (missing.isPresent()) {
+                throw new ConfigurationException(IdempotencySettings.JDBC_CREATE_TABLE, "is false, and " + missing.get());
+            }
         }
         LOG.info(() -> "Idemkey keeps its records in the table " + options.table() + " of " + options.dataSource());
         return store;

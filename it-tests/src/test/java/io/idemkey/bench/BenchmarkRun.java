@@ -5,10 +5,12 @@ import io.idemkey.it.DatabaseStatements;
 import io.idemkey.it.ServerProcess;
 import io.idemkey.it.app.CheckThenLockStore;
 import io.idemkey.testing.Host;
+import io.idemkey.testing.MariaDbServer;
 import io.idemkey.testing.PostgresServer;
 import io.idemkey.testing.RedisCluster;
 import io.idemkey.testing.RedisMonitor;
 import io.idemkey.testing.RedisServer;
+import io.idemkey.testing.TestDatabase;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -423,9 +425,10 @@ public final class BenchmarkRun {
     }
 
     /**
-     * The same scenarios at one connection with Redis and PostgreSQL one network hop away (a network
-     * namespace of the benchmark's own, {@link DelayedLink}), at 0, 0.25 and 1 ms one way: what a
-     * round trip costs each pattern. Seed 003's SQL pattern beside Idemkey's JDBC store.
+     * The same scenarios at one connection with Redis, PostgreSQL and MariaDB one network hop away (a
+     * network namespace of the benchmark's own, {@link DelayedLink}), at 0, 0.25 and 1 ms one way:
+     * what a round trip costs each pattern. Seed 003's SQL pattern beside Idemkey's JDBC store, on
+     * both databases (MariaDB's through a second Payara Micro, whose DataSource leads there).
      */
     private void network() throws Exception {
         Path directory = Files.createTempDirectory("idemkey-bench-network");
@@ -436,7 +439,8 @@ public final class BenchmarkRun {
                 return;
             }
             Host far = link.far();
-            try (RedisServer redis = RedisServer.startOn(far); PostgresServer postgres = PostgresServer.startDurableOn(far)) {
+            try (RedisServer redis = RedisServer.startOn(far); PostgresServer postgres = PostgresServer.startDurableOn(far);
+                 MariaDbServer mariadb = MariaDbServer.startDurableOn(far)) {
                 Map<String, String> onRedis = Map.of("idempotency.redis.url", redis.url(), SLOW_LEASE, "3600");
                 Map<String, String> onJdbc = Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey",
                         "idempotency.replay-cache-bytes", "0");
@@ -445,27 +449,41 @@ public final class BenchmarkRun {
                                 "idempotency.replay-cache-bytes", "0"))
                         .deleteClass(CheckThenLockStore.class).addClass(Seed003Store.class)
                         .as(ZipExporter.class).exportTo(seed003.toFile(), true);
+                Path seed003OnMariaDb = directory.resolve("net-seed003-mariadb.war");
+                Deployments.guardedApp("net-seed003-mariadb", Map.of("idempotency.store", "custom",
+                                "bench.seed003.datasource", "jdbc/idemkey", "idempotency.replay-cache-bytes", "0"))
+                        .deleteClass(CheckThenLockStore.class).addClass(Seed003Store.class)
+                        .as(ZipExporter.class).exportTo(seed003OnMariaDb.toFile(), true);
+                List<Path> onMariaDb = List.of(war(directory, "net-jdbc-mariadb", onJdbc), seed003OnMariaDb);
                 List<Path> wars = List.of(war(directory, "net", onRedis),
                         war(directory, "net-uncached", merged(onRedis, Map.of("idempotency.replay-cache-bytes", "0"))),
                         war(directory, "net-seeds", merged(onRedis, Map.of("idempotency.store", "custom"))),
                         war(directory, "net-jdbc", onJdbc), seed003);
                 try (ServerProcess server = ServerProcess.startForTestsWithPostgres(ServerProcess.Kind.PAYARA, wars,
-                        ServerProcess.freePort(), postgres)) {
+                        ServerProcess.freePort(), postgres);
+                     ServerProcess second = ServerProcess.startForTestsWithDatabase(ServerProcess.Kind.PAYARA, onMariaDb,
+                             ServerProcess.freePort(), mariadb)) {
                     URI net = server.uri("net");
+                    URI netJdbcMariaDb = second.uri("net-jdbc-mariadb");
+                    URI netSeed003MariaDb = second.uri("net-seed003-mariadb");
                     URI netUncached = server.uri("net-uncached");
                     URI netSeeds = server.uri("net-seeds");
                     URI netJdbc = server.uri("net-jdbc");
                     URI netSeed003 = server.uri("net-seed003");
-                    warmUp(Duration.ofSeconds(2), net, netUncached, netSeeds, netJdbc, netSeed003);
+                    warmUp(Duration.ofSeconds(2), net, netUncached, netSeeds, netJdbc, netSeed003, netJdbcMariaDb, netSeed003MariaDb);
                     Supplier<String> cached = completedKeys(net);
                     Supplier<String> fromRedis = completedKeys(netUncached);
                     Supplier<String> fromJdbc = completedKeys(netJdbc);
                     Supplier<String> fromSeed003 = completedKeys(netSeed003);
+                    Supplier<String> fromJdbcMariaDb = completedKeys(netJdbcMariaDb);
+                    Supplier<String> fromSeed003MariaDb = completedKeys(netSeed003MariaDb);
                     String inProgress = holdInProgress(netUncached);
                     Map<Duration, Double> roundTrips = new LinkedHashMap<>();
                     List<String> names = List.of("bare", "Idemkey first execution", "Idemkey replay, cached", "Idemkey replay from Redis",
                             "Idemkey conflict", "check-then-lock first execution", "Idemkey JDBC first execution",
-                            "Idemkey JDBC replay", "seed 003 first execution", "seed 003 replay");
+                            "Idemkey JDBC replay", "seed 003 first execution", "seed 003 replay",
+                            "Idemkey JDBC first execution, MariaDB", "Idemkey JDBC replay, MariaDB",
+                            "seed 003 first execution, MariaDB", "seed 003 replay, MariaDB");
                     for (Duration delay : ONE_WAY_DELAYS) {
                         link.delay(delay);
                         roundTrips.put(delay, redisRoundTripMillis(redis));
@@ -481,7 +499,11 @@ public final class BenchmarkRun {
                                 Scenario.of(names.get(6) + at, netJdbc.resolve("bench/guarded"), 1, this::uniqueKey),
                                 Scenario.of(names.get(7) + at, netJdbc.resolve("bench/guarded"), 1, fromJdbc),
                                 Scenario.of(names.get(8) + at, netSeed003.resolve("bench/guarded"), 1, this::uniqueKey),
-                                Scenario.of(names.get(9) + at, netSeed003.resolve("bench/guarded"), 1, fromSeed003));
+                                Scenario.of(names.get(9) + at, netSeed003.resolve("bench/guarded"), 1, fromSeed003),
+                                Scenario.of(names.get(10) + at, netJdbcMariaDb.resolve("bench/guarded"), 1, this::uniqueKey),
+                                Scenario.of(names.get(11) + at, netJdbcMariaDb.resolve("bench/guarded"), 1, fromJdbcMariaDb),
+                                Scenario.of(names.get(12) + at, netSeed003MariaDb.resolve("bench/guarded"), 1, this::uniqueKey),
+                                Scenario.of(names.get(13) + at, netSeed003MariaDb.resolve("bench/guarded"), 1, fromSeed003MariaDb));
                         runRepeatedly("network " + label(delay) + " one way", scenarios, NETWORK_REPEATS, Duration.ZERO, WARM_UP,
                                 NETWORK_MEASURED);
                     }
@@ -595,87 +617,97 @@ public final class BenchmarkRun {
     }
 
     /**
-     * The JDBC store against seed 003's pattern (INSERT ... ON CONFLICT DO NOTHING, then SELECT, then
-     * UPDATE) on one private PostgreSQL that flushes its commits to disk, as production does, both
-     * through Payara Micro's JDBC pool, on loopback: throughput of first executions (a no-op, and a
-     * {@code @Transactional} method that writes one row: Idemkey records in that transaction, the
-     * seed around it), replays and conflicts at 32 connections, and statements per request
-     * (pg_stat_statements). Replays are read from the table (in-process caches off on both),
-     * as the seed reads them; Idemkey's cached figure is shown apart.
+     * The JDBC store against seed 003's pattern (INSERT ... ON CONFLICT DO NOTHING, or INSERT IGNORE
+     * on MariaDB, then SELECT, then UPDATE) on a private PostgreSQL and a private MariaDB that flush
+     * their commits to disk, as production does, each through Payara Micro's JDBC pool, on loopback:
+     * throughput of first executions (a no-op, and a {@code @Transactional} method that writes one
+     * row: Idemkey records in that transaction, the seed around it), replays and conflicts at 32
+     * connections, and statements per request (pg_stat_statements; MariaDB's performance schema).
+     * Replays are read from the table (in-process caches off on both), as the seed reads them;
+     * Idemkey's cached figure is shown apart.
      */
     private void jdbc() throws Exception {
         System.out.println("JDBC: a private PostgreSQL, Payara Micro with a JDBC pool ...");
         try (PostgresServer postgres = PostgresServer.startDurable()) {
-            DatabaseStatements.enable(postgres);
-            postgres.execute("CREATE TABLE bench_effects (id BIGSERIAL PRIMARY KEY, body TEXT NOT NULL)");
-            Path directory = Files.createTempDirectory("idemkey-bench-jdbc");
-            Map<String, String> jdbc = Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey",
-                    "idempotency.replay-cache-bytes", "0", SLOW_LEASE, "3600");
-            Path seed003 = directory.resolve("bench-seed003.war");
-            Deployments.guardedApp("bench-seed003", Map.of("idempotency.store", "custom",
-                            "bench.seed003.datasource", "jdbc/idemkey", "idempotency.replay-cache-bytes", "0", SLOW_LEASE, "3600"))
-                    .deleteClass(CheckThenLockStore.class).addClass(Seed003Store.class)
-                    .as(ZipExporter.class).exportTo(seed003.toFile(), true);
-            List<Path> wars = List.of(war(directory, "bench-jdbc", jdbc), seed003,
-                    war(directory, "bench-jdbc-cached", Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey")));
-            try (ServerProcess server = ServerProcess.startForTestsWithPostgres(ServerProcess.Kind.PAYARA, wars,
-                    ServerProcess.freePort(), postgres)) {
-                URI idemkeyJdbc = server.uri("bench-jdbc");
-                URI seeds003 = server.uri("bench-seed003");
-                URI cached = server.uri("bench-jdbc-cached");
-                for (URI base : List.of(idemkeyJdbc, seeds003, cached)) {
-                    load.run(base.resolve("bench/guarded"), BODY, 16, Duration.ZERO, Duration.ofSeconds(5), this::uniqueKey);
-                    load.run(base.resolve("bench/transactional"), BODY, 16, Duration.ZERO, Duration.ofSeconds(3), this::uniqueKey);
-                }
-                String[] sides = {"Idemkey JDBC", "seed 003"};
-                URI[] deployments = {idemkeyJdbc, seeds003};
-                Map<String, int[]> statements = new LinkedHashMap<>();
-                for (int side = 0; side < 2; side++) {
-                    statements.put(sides[side], statementsPerRequest(postgres, deployments[side]));
-                }
-                List<Scenario> scenarios = new ArrayList<>();
-                for (int side = 0; side < 2; side++) {
-                    URI base = deployments[side];
-                    String name = sides[side];
-                    scenarios.add(Scenario.of(name + ": first execution, 32", base.resolve("bench/guarded"), 32, this::uniqueKey));
-                    scenarios.add(Scenario.of(name + ": first execution with a transactional effect, 32",
-                            base.resolve("bench/transactional"), 32, this::uniqueKey));
-                    scenarios.add(Scenario.of(name + ": replay, 32", base.resolve("bench/guarded"), 32, completedKeys(base)));
-                    scenarios.add(Scenario.conflict(name + ": conflict, 32", base.resolve("guarded/slow?millis=" + HOLD_MILLIS), 32,
-                            holdInProgress(base)));
-                }
-                scenarios.add(Scenario.of("Idemkey JDBC: replay seen by this instance, 32", cached.resolve("bench/guarded"), 32,
-                        completedKeys(cached)));
-                runRepeatedly("JDBC", scenarios, REPEATS, Duration.ofSeconds(3), WARM_UP, MEASURED);
-                System.out.printf("%n| scenario (connections) | throughput (req/s) | p50 (ms) | p99 (ms) | statements per request |%n"
-                        + "| --- | --- | --- | --- | --- |%n");
-                String[] kinds = {"first execution", "first execution with a transactional effect", "replay", "conflict"};
-                for (int side = 0; side < 2; side++) {
-                    for (int kind = 0; kind < kinds.length; kind++) {
-                        String scenario = sides[side] + ": " + kinds[kind] + ", 32";
-                        System.out.printf("| %s | %s | %.3f | %.3f | %d |%n", scenario,
-                                spread(scenario, LoadGenerator.Result::throughput, "%.0f"), p50(scenario), p99(scenario),
-                                statements.get(sides[side])[kind]);
-                    }
-                }
-                String cachedScenario = "Idemkey JDBC: replay seen by this instance, 32";
-                System.out.printf("| %s | %s | %.3f | %.3f | 0 |%n", cachedScenario,
-                        spread(cachedScenario, LoadGenerator.Result::throughput, "%.0f"), p50(cachedScenario), p99(cachedScenario));
-                for (int kind = 0; kind < kinds.length; kind++) {
-                    String idemkeyScenario = "Idemkey JDBC: " + kinds[kind] + ", 32";
-                    String seedScenario = "seed 003: " + kinds[kind] + ", 32";
-                    note("JDBC " + kinds[kind] + ": Idemkey vs seed 003, 32 connections",
-                            String.format("%.0f vs %.0f req/s (%.2f×); %d vs %d statements", throughput(idemkeyScenario),
-                                    throughput(seedScenario), throughput(idemkeyScenario) / throughput(seedScenario),
-                                    statements.get(sides[0])[kind], statements.get(sides[1])[kind]));
-                }
-                releaseHolders();
+            jdbc(postgres, "");
+        }
+        System.out.println("JDBC: a private MariaDB, Payara Micro with a JDBC pool ...");
+        try (MariaDbServer mariadb = MariaDbServer.startDurableOn(Host.LOOPBACK)) {
+            jdbc(mariadb, " on MariaDB");
+        }
+    }
+
+    private void jdbc(TestDatabase database, String on) throws Exception {
+        DatabaseStatements.enable(database);
+        database.execute(database.name().equals("MariaDB")
+                ? "CREATE TABLE bench_effects (id BIGINT AUTO_INCREMENT PRIMARY KEY, body TEXT NOT NULL)"
+                : "CREATE TABLE bench_effects (id BIGSERIAL PRIMARY KEY, body TEXT NOT NULL)");
+        Path directory = Files.createTempDirectory("idemkey-bench-jdbc");
+        Map<String, String> jdbc = Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey",
+                "idempotency.replay-cache-bytes", "0", SLOW_LEASE, "3600");
+        Path seed003 = directory.resolve("bench-seed003.war");
+        Deployments.guardedApp("bench-seed003", Map.of("idempotency.store", "custom",
+                        "bench.seed003.datasource", "jdbc/idemkey", "idempotency.replay-cache-bytes", "0", SLOW_LEASE, "3600"))
+                .deleteClass(CheckThenLockStore.class).addClass(Seed003Store.class)
+                .as(ZipExporter.class).exportTo(seed003.toFile(), true);
+        List<Path> wars = List.of(war(directory, "bench-jdbc", jdbc), seed003,
+                war(directory, "bench-jdbc-cached", Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey")));
+        try (ServerProcess server = ServerProcess.startForTestsWithDatabase(ServerProcess.Kind.PAYARA, wars,
+                ServerProcess.freePort(), database)) {
+            URI idemkeyJdbc = server.uri("bench-jdbc");
+            URI seeds003 = server.uri("bench-seed003");
+            URI cached = server.uri("bench-jdbc-cached");
+            for (URI base : List.of(idemkeyJdbc, seeds003, cached)) {
+                load.run(base.resolve("bench/guarded"), BODY, 16, Duration.ZERO, Duration.ofSeconds(5), this::uniqueKey);
+                load.run(base.resolve("bench/transactional"), BODY, 16, Duration.ZERO, Duration.ofSeconds(3), this::uniqueKey);
             }
+            String[] sides = {"Idemkey JDBC" + on, "seed 003" + on};
+            URI[] deployments = {idemkeyJdbc, seeds003};
+            Map<String, int[]> statements = new LinkedHashMap<>();
+            for (int side = 0; side < 2; side++) {
+                statements.put(sides[side], statementsPerRequest(database, deployments[side]));
+            }
+            List<Scenario> scenarios = new ArrayList<>();
+            for (int side = 0; side < 2; side++) {
+                URI base = deployments[side];
+                String name = sides[side];
+                scenarios.add(Scenario.of(name + ": first execution, 32", base.resolve("bench/guarded"), 32, this::uniqueKey));
+                scenarios.add(Scenario.of(name + ": first execution with a transactional effect, 32",
+                        base.resolve("bench/transactional"), 32, this::uniqueKey));
+                scenarios.add(Scenario.of(name + ": replay, 32", base.resolve("bench/guarded"), 32, completedKeys(base)));
+                scenarios.add(Scenario.conflict(name + ": conflict, 32", base.resolve("guarded/slow?millis=" + HOLD_MILLIS), 32,
+                        holdInProgress(base)));
+            }
+            String cachedScenario = "Idemkey JDBC" + on + ": replay seen by this instance, 32";
+            scenarios.add(Scenario.of(cachedScenario, cached.resolve("bench/guarded"), 32, completedKeys(cached)));
+            runRepeatedly("JDBC" + on, scenarios, REPEATS, Duration.ofSeconds(3), WARM_UP, MEASURED);
+            System.out.printf("%n%s:%n| scenario (connections) | throughput (req/s) | p50 (ms) | p99 (ms) | statements per request |%n"
+                    + "| --- | --- | --- | --- | --- |%n", database.name());
+            String[] kinds = {"first execution", "first execution with a transactional effect", "replay", "conflict"};
+            for (int side = 0; side < 2; side++) {
+                for (int kind = 0; kind < kinds.length; kind++) {
+                    String scenario = sides[side] + ": " + kinds[kind] + ", 32";
+                    System.out.printf("| %s | %s | %.3f | %.3f | %d |%n", scenario,
+                            spread(scenario, LoadGenerator.Result::throughput, "%.0f"), p50(scenario), p99(scenario),
+                            statements.get(sides[side])[kind]);
+                }
+            }
+            System.out.printf("| %s | %s | %.3f | %.3f | 0 |%n", cachedScenario,
+                    spread(cachedScenario, LoadGenerator.Result::throughput, "%.0f"), p50(cachedScenario), p99(cachedScenario));
+            for (int kind = 0; kind < kinds.length; kind++) {
+                String idemkeyScenario = sides[0] + ": " + kinds[kind] + ", 32";
+                String seedScenario = sides[1] + ": " + kinds[kind] + ", 32";
+                note("JDBC" + on + " " + kinds[kind] + ": Idemkey vs seed 003, 32 connections",
+                        String.format("%.0f vs %.0f req/s (%.2f×); %d vs %d statements", throughput(idemkeyScenario),
+                                throughput(seedScenario), throughput(idemkeyScenario) / throughput(seedScenario),
+                                statements.get(sides[0])[kind], statements.get(sides[1])[kind]));
+            }
+            releaseHolders();
         }
     }
 
     /** {first execution, the same with a transactional effect, replay, conflict}: statements on the store's tables per request. */
-    private int[] statementsPerRequest(PostgresServer postgres, URI deployment) throws Exception {
+    private int[] statementsPerRequest(TestDatabase postgres, URI deployment) throws Exception {
         String key = uniqueKey();
         long before = statements(postgres);
         post(deployment.resolve("bench/guarded"), key);
@@ -696,7 +728,7 @@ public final class BenchmarkRun {
     }
 
     /** Statements on either store's table so far. */
-    private static long statements(PostgresServer postgres) {
+    private static long statements(TestDatabase postgres) {
         return DatabaseStatements.soFar(postgres, "idempotency_keys") + DatabaseStatements.soFar(postgres, "seed003_keys");
     }
 

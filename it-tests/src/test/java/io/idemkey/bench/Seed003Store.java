@@ -20,13 +20,17 @@ import java.util.Arrays;
 /**
  * Seed 003's database-backed pattern, as an {@link IdempotencyStore} for the benchmark only (the
  * WAR {@code bench-seed003}, {@code idempotency.store=custom}): {@code INSERT ... ON CONFLICT DO
- * NOTHING}; when nothing was inserted, a {@code SELECT} of the row; completion an {@code UPDATE}.
- * No lease, no owner token, no expiry takeover: what the seed has.
+ * NOTHING} (on MariaDB its equivalent, {@code INSERT IGNORE}); when nothing was inserted, a
+ * {@code SELECT} of the row; completion an {@code UPDATE}. No lease, no owner token, no expiry
+ * takeover: what the seed has.
  */
 @ApplicationScoped
 public class Seed003Store implements IdempotencyStore {
 
     private DataSource dataSource;
+    /** The column {@code key}, quoted where it is a reserved word (MariaDB). */
+    private String key = "key";
+    private boolean mariadb;
 
     private synchronized DataSource dataSource() {
         if (dataSource == null) {
@@ -34,10 +38,19 @@ public class Seed003Store implements IdempotencyStore {
                 dataSource = (DataSource) new InitialContext().lookup(
                         ConfigProvider.getConfig().getValue("bench.seed003.datasource", String.class));
                 try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-                    statement.execute("CREATE TABLE IF NOT EXISTS seed003_keys (key VARCHAR(255) PRIMARY KEY,"
-                            + " request_hash BYTEA NOT NULL, response BYTEA, status VARCHAR(20) DEFAULT 'processing',"
-                            + " created_at TIMESTAMP DEFAULT NOW(), expires_at TIMESTAMP DEFAULT NOW() + INTERVAL '24 hours');"
-                            + " CREATE INDEX IF NOT EXISTS idx_seed003_expires ON seed003_keys (expires_at)");
+                    mariadb = connection.getMetaData().getDatabaseProductVersion().contains("MariaDB");
+                    if (mariadb) {
+                        key = "`key`";
+                        statement.execute("CREATE TABLE IF NOT EXISTS seed003_keys (`key` VARCHAR(255) PRIMARY KEY,"
+                                + " request_hash VARBINARY(64) NOT NULL, response MEDIUMBLOB, status VARCHAR(20) DEFAULT 'processing',"
+                                + " created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,"
+                                + " expires_at DATETIME DEFAULT (CURRENT_TIMESTAMP + INTERVAL 24 HOUR), KEY idx_seed003_expires (expires_at))");
+                    } else {
+                        statement.execute("CREATE TABLE IF NOT EXISTS seed003_keys (key VARCHAR(255) PRIMARY KEY,"
+                                + " request_hash BYTEA NOT NULL, response BYTEA, status VARCHAR(20) DEFAULT 'processing',"
+                                + " created_at TIMESTAMP DEFAULT NOW(), expires_at TIMESTAMP DEFAULT NOW() + INTERVAL '24 hours');"
+                                + " CREATE INDEX IF NOT EXISTS idx_seed003_expires ON seed003_keys (expires_at)");
+                    }
                 }
             } catch (NamingException | SQLException e) {
                 throw new IllegalStateException(e);
@@ -49,17 +62,10 @@ public class Seed003Store implements IdempotencyStore {
     @Override
     public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
         try (Connection connection = dataSource().getConnection()) {
-            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO seed003_keys (key, request_hash, status)"
-                    + " VALUES (?, ?, 'processing') ON CONFLICT (key) DO NOTHING RETURNING *")) {
-                insert.setString(1, recordKey);
-                insert.setBytes(2, fingerprint);
-                try (ResultSet inserted = insert.executeQuery()) {
-                    if (inserted.next()) {
-                        return AcquireResult.ACQUIRED;
-                    }
-                }
+            if (inserted(connection, recordKey, fingerprint)) {
+                return AcquireResult.ACQUIRED;
             }
-            try (PreparedStatement select = connection.prepareStatement("SELECT * FROM seed003_keys WHERE key = ?")) {
+            try (PreparedStatement select = connection.prepareStatement("SELECT * FROM seed003_keys WHERE " + key + " = ?")) {
                 select.setString(1, recordKey);
                 try (ResultSet row = select.executeQuery()) {
                     if (!row.next()) {
@@ -78,15 +84,35 @@ public class Seed003Store implements IdempotencyStore {
         }
     }
 
+    /** The seed's insert: true if it made the row. */
+    private boolean inserted(Connection connection, String recordKey, byte[] fingerprint) throws SQLException {
+        if (mariadb) {
+            try (PreparedStatement insert = connection.prepareStatement(
+                    "INSERT IGNORE INTO seed003_keys (`key`, request_hash, status) VALUES (?, ?, 'processing')")) {
+                insert.setString(1, recordKey);
+                insert.setBytes(2, fingerprint);
+                return insert.executeUpdate() == 1;
+            }
+        }
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO seed003_keys (key, request_hash, status)"
+                + " VALUES (?, ?, 'processing') ON CONFLICT (key) DO NOTHING RETURNING *")) {
+            insert.setString(1, recordKey);
+            insert.setBytes(2, fingerprint);
+            try (ResultSet inserted = insert.executeQuery()) {
+                return inserted.next();
+            }
+        }
+    }
+
     @Override
     public boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl) {
-        return update("UPDATE seed003_keys SET status = 'completed', response = ? WHERE key = ?", response, recordKey);
+        return update("UPDATE seed003_keys SET status = 'completed', response = ? WHERE " + key + " = ?", response, recordKey);
     }
 
     /** The seed marks the row failed; a retry would then be refused for good. Deleting it lets the retry run. */
     @Override
     public boolean release(String recordKey, String ownerToken) {
-        update("DELETE FROM seed003_keys WHERE key = ?", null, recordKey);
+        update("DELETE FROM seed003_keys WHERE " + key + " = ?", null, recordKey);
         return true;
     }
 

@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -44,7 +45,11 @@ abstract class JdbcStoreTests {
         DatabaseStatements.enable(database);
         Path directory = Files.createTempDirectory("idemkey-jdbc");
         Path war = Deployments.export(directory, StatusTableTests.deployment(JDBC));
-        server = ServerProcess.startForTestsWithDatabase(ServerProcess.Kind.ofThisRun(), List.of(war),
+        Map<String, String> rateLimited = new HashMap<>(JDBC);
+        rateLimited.put("idempotency.rate-limit.per-key", "5/30s");
+        rateLimited.put("idempotency.jdbc.table", "rate_limited_keys"); // its own: the other's cleanup counts alone
+        Path limitedWar = Deployments.export(directory, Deployments.guardedApp("jdbc-rate-limit", rateLimited));
+        server = ServerProcess.startForTestsWithDatabase(ServerProcess.Kind.ofThisRun(), List.of(war, limitedWar),
                 ServerProcess.freePort(), database);
         assertFalse(server.log().contains("FAILURE"), "a boot command failed: " + server.logFile());
     }
@@ -139,14 +144,43 @@ abstract class JdbcStoreTests {
     void expiredRowsAreDeletedInTheBackgroundAndCounted() {
         long before = http.metric("idempotency.expired.deleted");
         database.execute(database.name().equals("MariaDB")
-                ? "INSERT INTO idempotency_keys SELECT CONCAT('expired-', seq), TRUE, x'01', 'o', NULL,"
+                ? "INSERT INTO idempotency_keys (record_key, completed, fingerprint, owner_token, response, expires_at) SELECT CONCAT('expired-', seq), TRUE, x'01', 'o', NULL,"
                   + " UTC_TIMESTAMP(6) - INTERVAL 1 SECOND FROM seq_1_to_1000"
-                : "INSERT INTO idempotency_keys SELECT 'expired-' || i, TRUE, '\\x01', 'o', NULL,"
+                : "INSERT INTO idempotency_keys (record_key, completed, fingerprint, owner_token, response, expires_at) SELECT 'expired-' || i, TRUE, '\\x01', 'o', NULL,"
                   + " now() - INTERVAL '1 second' FROM generate_series(1, 1000) i");
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 database.queryLong("SELECT count(*) FROM idempotency_keys WHERE record_key LIKE 'expired-%'") == 0);
-        assertTrue(http.metric("idempotency.expired.deleted") >= before + 1000);
-        assertTrue(server.log().contains("expired records from JdbcIdempotencyStore[idempotency_keys] in"), "logged");
+        // counted right after each batch's commit: the last batch's count may follow the rows' absence
+        await().atMost(Duration.ofSeconds(5)).until(() -> http.metric("idempotency.expired.deleted") >= before + 1000);
+        await().atMost(Duration.ofSeconds(5)).until(() ->
+                server.log().contains("expired records from JdbcIdempotencyStore[idempotency_keys] in")); // at the run's end
+    }
+
+    /**
+     * {@code idempotency.rate-limit.per-key=5/30s} on the JDBC store: the sixth request with a key
+     * gets 429, replays counted as much as runs; and a key whose every request fails (released each
+     * time: a retry storm) is limited all the same, its count kept on its expired row.
+     */
+    @Test
+    void aKeyHammeredBeyondTheRateLimitGets429EvenWhenEveryRequestFailed() {
+        Http limited = new Http(server.uri("jdbc-rate-limit"));
+        String key = Http.newKey();
+        HttpResponse<String> first = limited.postJson("guarded/echo", key, "{}");
+        assertEquals(201, first.statusCode(), first.body());
+        for (int i = 2; i <= 5; i++) {
+            assertEquals(201, limited.postJson("guarded/echo", key, "{}").statusCode(), "request " + i);
+        }
+        HttpResponse<String> refused = limited.postJson("guarded/echo", key, "{}");
+        assertEquals(429, refused.statusCode(), refused.body());
+        assertTrue(refused.body().contains("https://idemkey.io/problems/rate-limited"), refused.body());
+        assertEquals(1, limited.executions(key));
+
+        String failing = Http.newKey();
+        for (int i = 1; i <= 5; i++) {
+            assertEquals(500, limited.post("guarded/server-error", failing).statusCode(), "request " + i + " runs and fails");
+        }
+        assertEquals(429, limited.post("guarded/server-error", failing).statusCode(), "the storm is limited");
+        assertEquals(5, limited.executions(failing));
     }
 
     /** One row for the key, completed, expiring after ttlHours (24). */

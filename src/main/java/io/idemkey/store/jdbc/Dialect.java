@@ -2,6 +2,7 @@ package io.idemkey.store.jdbc;
 
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.Lease;
+import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.Renewal;
 import io.idemkey.spi.TransactionalCompletion;
 
@@ -25,8 +26,11 @@ interface Dialect {
     /** The database this dialect speaks to, for messages ({@code PostgreSQL 15.19}). */
     String database();
 
-    /** The DDL that creates the table and its index if missing (statements separated by {@code ;}). */
+    /** The DDL that creates the table and its index if missing (statements separated by {@code ;} and a line end). */
     String ddl();
+
+    /** The DDL that adds the rate limit's columns to a table created before they were there. */
+    String addCountColumns();
 
     /**
      * Acquires the key, or reports the record that holds it: one round trip. Null when the
@@ -36,6 +40,14 @@ interface Dialect {
     AcquireResult acquire(Connection connection, int timeout, String recordKey, byte[] fingerprint, String ownerToken,
                           Duration lockTtl) throws SQLException;
 
+    /**
+     * {@link #acquire} that also counts the request against the key's rate limit, in the same round
+     * trip (not an acquire of the same owner sent again), and takes over nothing beyond the limit
+     * ({@link AcquireResult.RateLimited}). Null (run again) only where it counted nothing.
+     */
+    AcquireResult acquireCounting(Connection connection, int timeout, String recordKey, byte[] fingerprint,
+                                  String ownerToken, Duration lockTtl, RateLimit limit) throws SQLException;
+
     /** Completes the record, outside any transaction: true if it is completed with this owner's response. */
     boolean complete(Connection connection, int timeout, String recordKey, String ownerToken, byte[] response,
                      Duration ttl) throws SQLException;
@@ -44,8 +56,12 @@ interface Dialect {
     TransactionalCompletion completeInTransaction(Connection connection, int timeout, String recordKey, String ownerToken,
                                                   byte[] response, Duration ttl) throws SQLException;
 
-    /** Deletes the record if in progress under this owner; true if the key is free now. */
-    boolean release(Connection connection, int timeout, String recordKey, String ownerToken) throws SQLException;
+    /**
+     * Deletes the record if in progress under this owner (where requests are counted: expires it, so
+     * that its count lasts to the end of its window); true if the key is free now.
+     */
+    boolean release(Connection connection, int timeout, String recordKey, String ownerToken, boolean keepCount)
+            throws SQLException;
 
     /** Renews the leases, each compare-and-set on its token, a locked row unknown, never waited for. */
     Renewal[] renew(Connection connection, int timeout, List<Lease> leases) throws SQLException;

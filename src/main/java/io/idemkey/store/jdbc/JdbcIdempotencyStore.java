@@ -3,6 +3,7 @@ package io.idemkey.store.jdbc;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
+import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.spi.TransactionalCompletion;
@@ -51,6 +52,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final AtomicBoolean warnedNotJoined = new AtomicBoolean();
     /** The table could not be created at start-up (the database was away): created on first use. */
     private volatile boolean tablePending;
+    /** Requests are counted (a rate limit is configured): releases keep the row for its count. */
+    private volatile boolean countingRequests;
     /** The database's dialect, known from the first connection that answered. */
     private volatile Dialect dialect;
 
@@ -109,6 +112,28 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         createPendingTable();
     }
 
+    /**
+     * Checks a table the application manages itself ({@code idempotency.jdbc.create-table=false}):
+     * it must exist and have every column this version writes.
+     *
+     * @return what is missing (naming the statement that adds it), or empty if the table is complete
+     * @throws StoreUnavailableException    if the database cannot be reached now (checked on no later call)
+     * @throws UnsupportedDatabaseException if the DataSource leads to a database the store does not support
+     */
+    public java.util.Optional<String> missingFromTable() {
+        return outside("read its columns", (connection, timeout) -> {
+            Dialect known = dialect(connection);
+            if (!hasColumn(connection, "record_key")) {
+                return java.util.Optional.of("the table " + table + " does not exist: create it with " + known.ddl());
+            }
+            if (!hasColumn(connection, "requests") || !hasColumn(connection, "window_ends_at")) {
+                return java.util.Optional.of("the table " + table + " lacks the rate limit's columns (requests,"
+                        + " window_ends_at) this version writes: add them with " + known.addCountColumns());
+            }
+            return java.util.Optional.empty();
+        });
+    }
+
     /** The database the store found behind its DataSource ({@code PostgreSQL 15.19}), or empty until it answered. */
     public java.util.Optional<String> database() {
         Dialect known = dialect;
@@ -131,10 +156,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         for (int attempt = 1; ; attempt++) {
             try {
                 connections.outsideTransaction("create the table " + table, (connection, timeout) -> {
+                    Dialect known = dialect(connection);
                     try (Statement statement = connection.createStatement()) {
                         statement.setQueryTimeout(timeout);
-                        return statement.execute(dialect(connection).ddl());
+                        for (String ddl : known.ddl().split(";\\s*\\n")) {
+                            if (!ddl.isBlank()) {
+                                statement.execute(ddl);
+                            }
+                        }
+                        if (!hasColumn(connection, "requests")) { // a table created before the rate limit's columns
+                            statement.execute(known.addCountColumns());
+                        }
                     }
+                    return null;
                 });
                 return;
             } catch (SQLException e) {
@@ -145,6 +179,24 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 }
             }
         }
+    }
+
+    /** Whether the table has this column (as the database's metadata says, in either case). */
+    private boolean hasColumn(Connection connection, String column) throws SQLException {
+        int dot = table.indexOf('.');
+        String schema = dot < 0 ? null : table.substring(0, dot);
+        String name = table.substring(dot + 1);
+        java.sql.DatabaseMetaData metaData = connection.getMetaData();
+        for (String tableName : List.of(name, name.toLowerCase(java.util.Locale.ROOT), name.toUpperCase(java.util.Locale.ROOT))) {
+            try (java.sql.ResultSet columns = metaData.getColumns(null, schema, tableName, null)) {
+                while (columns.next()) {
+                    if (columns.getString("COLUMN_NAME").equalsIgnoreCase(column)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /** The dialect, taken from the connection's metadata the first time. */
@@ -185,6 +237,46 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
         // Still racing with other writers of this key, or held all along: somebody else has it right now.
         return new AcquireResult.InProgress(Duration.ZERO);
+    }
+
+    /**
+     * Acquire that counts the request against the key's rate limit in the same round trip. The count
+     * lives on the record's row, so that it outlives a release (from the first counted request on,
+     * a release expires the row instead of deleting it, and the cleanup deletes it once its window
+     * ended too). The statement runs again only where it counted nothing (a row a transaction held,
+     * a conflict), and an acquire sent again after its reply was lost finds its own record, which is
+     * not counted again.
+     */
+    @Override
+    public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl,
+                                 RateLimit limit) {
+        countingRequests = true;
+        createPendingTable();
+        for (int attempt = 0; attempt <= ACQUIRE_PAUSES_MS.length; attempt++) {
+            if (attempt > 0 && !pause(ACQUIRE_PAUSES_MS[attempt - 1])) {
+                break;
+            }
+            AcquireResult result;
+            try {
+                result = outside("acquire", (connection, timeout) -> dialect(connection).acquireCounting(connection,
+                        timeout, recordKey, fingerprint, ownerToken, lockTtl, limit));
+            } catch (StoreUnavailableException e) {
+                if (attempt == ACQUIRE_PAUSES_MS.length || !(e.getCause() instanceof SQLException sql)
+                        || dialect == null || !dialect.isConflict(sql)) {
+                    throw e;
+                }
+                continue;
+            }
+            if (result != null) {
+                return result;
+            }
+        }
+        return new AcquireResult.InProgress(Duration.ZERO);
+    }
+
+    @Override
+    public boolean countsRequests() {
+        return true;
     }
 
     /** Sleeps, unless interrupted (then false, the interrupt kept). */
@@ -251,8 +343,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean release(String recordKey, String ownerToken) {
+        boolean keepCount = countingRequests;
         return outside("release", (connection, timeout) ->
-                dialect(connection).release(connection, timeout, recordKey, ownerToken));
+                dialect(connection).release(connection, timeout, recordKey, ownerToken, keepCount));
     }
 
     @Override

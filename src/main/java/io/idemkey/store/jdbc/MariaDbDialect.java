@@ -2,6 +2,7 @@ package io.idemkey.store.jdbc;
 
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.Lease;
+import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.Renewal;
 import io.idemkey.spi.TransactionalCompletion;
 
@@ -42,11 +43,13 @@ final class MariaDbDialect implements Dialect {
     private final String table;
     private final String database;
     private final String acquire;
+    private final String acquireCounting;
     private final String lastCommitted;
     private final String complete;
     private final String completeInTransaction;
     private final String completedByOwner;
     private final String release;
+    private final String expire;
     private final String free;
     private final String renew;
     private final String heldLease;
@@ -72,6 +75,30 @@ final class MariaDbDialect implements Dialect {
                   expires_at  = IF(@idemkey_take, VALUE(expires_at), expires_at)
                 RETURNING owner_token = ? AND NOT completed, completed, fingerprint, IF(completed AND fingerprint = ?, response, NULL),
                           TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at)
+                """.formatted(table, "%1$d");
+        // With a rate limit: the request is counted on the record's row first (not an acquire sent again
+        // by the same owner), the window renewed once over,
+        // and the row taken over only within the limit; the count outlives a release (the row is then
+        // expired, not deleted). New rows start with a count of 1.
+        this.acquireCounting = """
+                SET STATEMENT innodb_lock_wait_timeout = 0, max_statement_time = %2$s FOR
+                INSERT INTO %1$s (record_key, completed, fingerprint, owner_token, response, expires_at, requests, window_ends_at)
+                VALUES (?, FALSE, ?, ?, NULL, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, 1, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)
+                ON DUPLICATE KEY UPDATE
+                  requests       = IF(@idemkey_same := (NOT completed AND owner_token = VALUE(owner_token)),
+                                      COALESCE(requests, 1),
+                                      IF(window_ends_at IS NULL OR window_ends_at <= UTC_TIMESTAMP(6), 1, requests + 1)),
+                  window_ends_at = IF(window_ends_at IS NULL OR window_ends_at <= UTC_TIMESTAMP(6), VALUE(window_ends_at),
+                                      window_ends_at),
+                  owner_token    = IF(@idemkey_take := ((expires_at <= UTC_TIMESTAMP(6) OR @idemkey_same) AND requests <= ?),
+                                      VALUE(owner_token), owner_token),
+                  completed      = IF(@idemkey_take, FALSE, completed),
+                  fingerprint    = IF(@idemkey_take, VALUE(fingerprint), fingerprint),
+                  response       = IF(@idemkey_take, NULL, response),
+                  expires_at     = IF(@idemkey_take, VALUE(expires_at), expires_at)
+                RETURNING owner_token = ? AND NOT completed, completed, fingerprint, IF(completed AND fingerprint = ?, response, NULL),
+                          TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at), requests > ?,
+                          TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), window_ends_at)
                 """.formatted(table, "%1$d");
         // The row as last committed, without a lock (a consistent read): for a row a transaction holds.
         this.lastCommitted = """
@@ -100,6 +127,11 @@ final class MariaDbDialect implements Dialect {
                 SET STATEMENT innodb_lock_wait_timeout = %2$s, max_statement_time = %2$s FOR
                 DELETE FROM %1$s WHERE record_key = ? AND owner_token = ? AND NOT completed
                 """.formatted(table, "%1$d");
+        this.expire = """
+                SET STATEMENT innodb_lock_wait_timeout = %2$s, max_statement_time = %2$s FOR
+                UPDATE %1$s SET expires_at = UTC_TIMESTAMP(6) - INTERVAL 1 MICROSECOND, response = NULL
+                 WHERE record_key = ? AND owner_token = ? AND NOT completed
+                """.formatted(table, "%1$d");
         this.free = """
                 SET STATEMENT max_statement_time = %2$s FOR
                 SELECT NOT EXISTS (SELECT 1 FROM %1$s WHERE record_key = ? AND expires_at > UTC_TIMESTAMP(6))
@@ -121,10 +153,11 @@ final class MariaDbDialect implements Dialect {
         this.deleteExpired = """
                 SET STATEMENT max_statement_time = %2$s FOR
                 DELETE r FROM %1$s r JOIN (
-                    SELECT record_key FROM %1$s WHERE expires_at <= UTC_TIMESTAMP(6) ORDER BY expires_at LIMIT ?
+                    SELECT record_key FROM %1$s WHERE expires_at <= UTC_TIMESTAMP(6)
+                       AND (window_ends_at IS NULL OR window_ends_at <= UTC_TIMESTAMP(6)) ORDER BY expires_at LIMIT ?
                        FOR UPDATE SKIP LOCKED
                   ) AS expired USING (record_key)
-                 WHERE r.expires_at <= UTC_TIMESTAMP(6)
+                 WHERE r.expires_at <= UTC_TIMESTAMP(6) AND (r.window_ends_at IS NULL OR r.window_ends_at <= UTC_TIMESTAMP(6))
                 """.formatted(table, "%1$d");
     }
 
@@ -139,6 +172,8 @@ final class MariaDbDialect implements Dialect {
                   owner_token VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
                   response    MEDIUMBLOB,
                   expires_at  DATETIME(6)   NOT NULL,
+                  requests       INT,
+                  window_ends_at DATETIME(6),
                   KEY %2$s (expires_at)
                 ) ENGINE = InnoDB
                 """.formatted(table, index);
@@ -152,6 +187,12 @@ final class MariaDbDialect implements Dialect {
     @Override
     public String ddl() {
         return ddl(table);
+    }
+
+    @Override
+    public String addCountColumns() {
+        return "ALTER TABLE %s ADD COLUMN IF NOT EXISTS requests INT, ADD COLUMN IF NOT EXISTS window_ends_at DATETIME(6)"
+                .formatted(table);
     }
 
     @Override
@@ -176,7 +217,12 @@ final class MariaDbDialect implements Dialect {
                 throw e;
             }
         }
-        // A transaction holds the row: what it was last committed as, read without waiting.
+        return lastCommitted(connection, timeout, recordKey, fingerprint, ownerToken);
+    }
+
+    /** A row a transaction holds: what it was last committed as, read without waiting (null: run again). */
+    private AcquireResult lastCommitted(Connection connection, int timeout, String recordKey, byte[] fingerprint,
+                                        String ownerToken) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(lastCommitted.formatted(timeout))) {
             statement.setString(1, ownerToken);
             statement.setBytes(2, fingerprint);
@@ -188,6 +234,38 @@ final class MariaDbDialect implements Dialect {
                 return existing(row, fingerprint);
             }
         }
+    }
+
+    @Override
+    public AcquireResult acquireCounting(Connection connection, int timeout, String recordKey, byte[] fingerprint,
+                                         String ownerToken, Duration lockTtl, RateLimit limit)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(acquireCounting.formatted(timeout))) {
+            statement.setString(1, recordKey);
+            statement.setBytes(2, fingerprint);
+            statement.setString(3, ownerToken);
+            statement.setLong(4, micros(lockTtl));
+            statement.setLong(5, micros(limit.window()));
+            statement.setInt(6, limit.permits());
+            statement.setString(7, ownerToken);
+            statement.setBytes(8, fingerprint);
+            statement.setInt(9, limit.permits());
+            try (ResultSet row = statement.executeQuery()) {
+                row.next();
+                if (row.getBoolean(1)) {
+                    return AcquireResult.ACQUIRED;
+                }
+                if (row.getBoolean(6)) {
+                    return new AcquireResult.RateLimited(Duration.ofMillis(Math.max(1, (row.getLong(7) + 999) / 1000)));
+                }
+                return existing(row, fingerprint);
+            }
+        } catch (SQLException e) {
+            if (SqlStates.vendorCode(e) != LOCK_WAIT_TIMEOUT) {
+                throw e;
+            }
+        }
+        return lastCommitted(connection, timeout, recordKey, fingerprint, ownerToken);
     }
 
     /** A record this acquire did not take: columns 2-5 are completed, fingerprint, response (if the same request), µs left. */
@@ -245,8 +323,9 @@ final class MariaDbDialect implements Dialect {
     }
 
     @Override
-    public boolean release(Connection connection, int timeout, String recordKey, String ownerToken) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(release.formatted(timeout))) {
+    public boolean release(Connection connection, int timeout, String recordKey, String ownerToken, boolean keepCount)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement((keepCount ? expire : release).formatted(timeout))) {
             statement.setString(1, recordKey);
             statement.setString(2, ownerToken);
             if (statement.executeUpdate() == 1) {

@@ -2,6 +2,7 @@ package io.idemkey.store.jdbc;
 
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.Lease;
+import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.Renewal;
 import io.idemkey.spi.TransactionalCompletion;
 
@@ -27,9 +28,12 @@ final class PostgresDialect implements Dialect {
     private final String table;
     private final String database;
     private final String acquire;
+    private final String acquireCounting;
+    private final String lastCommitted;
     private final String complete;
     private final String completeInTransaction;
     private final String release;
+    private final String expire;
     private final String renew;
     private final String deleteExpired;
 
@@ -77,6 +81,50 @@ final class PostgresDialect implements Dialect {
                        CEIL(EXTRACT(EPOCH FROM (e.expires_at - now())) * 1000)::BIGINT
                   FROM existing e, p WHERE NOT e.takeable
                 """.formatted(table);
+        // With a rate limit: the request is counted on the record's row (so that the count outlives a
+        // release: the row is then expired, not deleted), and the row taken over only within the
+        // limit. Every request writes the row, so a row a transaction holds is not waited for but
+        // fails the statement at once (NOWAIT: 55P03), and is read as last committed (lastCommitted).
+        // An acquire of the same owner sent again (its reply lost) is not counted again.
+        String same = "NOT r.completed AND r.owner_token = EXCLUDED.owner_token";
+        String newWindow = "(r.window_ends_at IS NULL OR r.window_ends_at <= now())";
+        String counted = "CASE WHEN (%s) THEN COALESCE(r.requests, 1) WHEN %s THEN 1 ELSE r.requests + 1 END"
+                .formatted(same, newWindow);
+        String take = "((r.expires_at <= now() OR (%s)) AND %s <= (SELECT lim FROM p))".formatted(same, counted);
+        this.acquireCounting = """
+                WITH p AS (
+                  SELECT ?::TEXT AS k, ?::BYTEA AS f, ?::TEXT AS o, ?::BIGINT * INTERVAL '1 millisecond' AS lease,
+                         ?::INTEGER AS lim, ?::BIGINT * INTERVAL '1 millisecond' AS win
+                ), held AS (
+                  SELECT 1 FROM %1$s r JOIN p ON r.record_key = p.k FOR UPDATE OF r NOWAIT
+                ), upserted AS (
+                  INSERT INTO %1$s AS r (record_key, completed, fingerprint, owner_token, response, expires_at,
+                                         requests, window_ends_at)
+                  SELECT p.k, FALSE, p.f, p.o, NULL, now() + p.lease, 1, now() + p.win FROM p
+                   WHERE (SELECT count(*) FROM held) >= 0
+                  ON CONFLICT (record_key) DO UPDATE SET
+                    requests = %2$s,
+                    window_ends_at = CASE WHEN %3$s THEN EXCLUDED.window_ends_at ELSE r.window_ends_at END,
+                    completed = CASE WHEN %4$s THEN FALSE ELSE r.completed END,
+                    fingerprint = CASE WHEN %4$s THEN EXCLUDED.fingerprint ELSE r.fingerprint END,
+                    owner_token = CASE WHEN %4$s THEN EXCLUDED.owner_token ELSE r.owner_token END,
+                    response = CASE WHEN %4$s THEN NULL ELSE r.response END,
+                    expires_at = CASE WHEN %4$s THEN EXCLUDED.expires_at ELSE r.expires_at END
+                  RETURNING r.owner_token = (SELECT o FROM p) AND NOT r.completed, r.completed, r.fingerprint,
+                            CASE WHEN r.completed AND r.fingerprint = (SELECT f FROM p) THEN r.response END,
+                            CEIL(EXTRACT(EPOCH FROM (r.expires_at - now())) * 1000)::BIGINT,
+                            r.requests > (SELECT lim FROM p),
+                            CEIL(EXTRACT(EPOCH FROM (r.window_ends_at - now())) * 1000)::BIGINT
+                )
+                SELECT * FROM upserted
+                """.formatted(table, counted, newWindow, take);
+        // The row as last committed, without a lock: for a row a transaction holds.
+        this.lastCommitted = """
+                SELECT r.expires_at <= now() OR (NOT r.completed AND r.owner_token = ?), r.completed, r.fingerprint,
+                       CASE WHEN r.completed AND r.fingerprint = ? THEN r.response END,
+                       CEIL(EXTRACT(EPOCH FROM (r.expires_at - now())) * 1000)::BIGINT
+                  FROM %1$s r WHERE r.record_key = ?
+                """.formatted(table);
         // statement_timestamp(), not now(): inside a transaction now() is when the transaction began,
         // and the lease must still hold when the record is written.
         String completing = """
@@ -104,6 +152,16 @@ final class PostgresDialect implements Dialect {
         this.release = """
                 WITH released AS (
                   DELETE FROM %1$s WHERE record_key = ? AND owner_token = ? AND NOT completed RETURNING 1
+                )
+                SELECT EXISTS (SELECT 1 FROM released)
+                    OR NOT EXISTS (SELECT 1 FROM %1$s WHERE record_key = ? AND expires_at > now())
+                """.formatted(table);
+        // A release where requests are counted: the row stays, expired (absent for every operation), so
+        // that its count goes on to the end of its window; the cleanup deletes it after both.
+        this.expire = """
+                WITH released AS (
+                  UPDATE %1$s SET expires_at = now() - INTERVAL '1 millisecond', response = NULL
+                   WHERE record_key = ? AND owner_token = ? AND NOT completed RETURNING 1
                 )
                 SELECT EXISTS (SELECT 1 FROM released)
                     OR NOT EXISTS (SELECT 1 FROM %1$s WHERE record_key = ? AND expires_at > now())
@@ -138,9 +196,10 @@ final class PostgresDialect implements Dialect {
         // again on the locked row (an acquire may have taken it over in between).
         this.deleteExpired = """
                 DELETE FROM %1$s WHERE record_key IN (
-                  SELECT record_key FROM %1$s WHERE expires_at <= now() ORDER BY expires_at LIMIT ?
+                  SELECT record_key FROM %1$s WHERE expires_at <= now()
+                     AND (window_ends_at IS NULL OR window_ends_at <= now()) ORDER BY expires_at LIMIT ?
                      FOR UPDATE SKIP LOCKED
-                ) AND expires_at <= now()
+                ) AND expires_at <= now() AND (window_ends_at IS NULL OR window_ends_at <= now())
                 """.formatted(table);
     }
 
@@ -154,7 +213,9 @@ final class PostgresDialect implements Dialect {
                   fingerprint BYTEA            NOT NULL,
                   owner_token TEXT             NOT NULL,
                   response    BYTEA,
-                  expires_at  TIMESTAMPTZ      NOT NULL
+                  expires_at  TIMESTAMPTZ      NOT NULL,
+                  requests       INTEGER,
+                  window_ends_at TIMESTAMPTZ
                 );
                 CREATE INDEX IF NOT EXISTS %2$s ON %1$s (expires_at);
                 """.formatted(table, index);
@@ -168,6 +229,12 @@ final class PostgresDialect implements Dialect {
     @Override
     public String ddl() {
         return ddl(table);
+    }
+
+    @Override
+    public String addCountColumns() {
+        return "ALTER TABLE %s ADD COLUMN IF NOT EXISTS requests INTEGER, ADD COLUMN IF NOT EXISTS window_ends_at TIMESTAMPTZ"
+                .formatted(table);
     }
 
     @Override
@@ -193,6 +260,57 @@ final class PostgresDialect implements Dialect {
                 return row.getBoolean(2) ? new AcquireResult.Completed(row.getBytes(4), left) : new AcquireResult.InProgress(left);
             }
         }
+    }
+
+    @Override
+    public AcquireResult acquireCounting(Connection connection, int timeout, String recordKey, byte[] fingerprint,
+                                         String ownerToken, Duration lockTtl, RateLimit limit)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(acquireCounting)) {
+            statement.setQueryTimeout(timeout);
+            statement.setString(1, recordKey);
+            statement.setBytes(2, fingerprint);
+            statement.setString(3, ownerToken);
+            statement.setLong(4, millis(lockTtl));
+            statement.setInt(5, limit.permits());
+            statement.setLong(6, millis(limit.window()));
+            try (ResultSet row = statement.executeQuery()) {
+                row.next();
+                if (row.getBoolean(1)) {
+                    return AcquireResult.ACQUIRED;
+                }
+                if (row.getBoolean(6)) {
+                    return new AcquireResult.RateLimited(Duration.ofMillis(Math.max(1, row.getLong(7))));
+                }
+                return existing(row, fingerprint);
+            }
+        } catch (SQLException e) {
+            if (!SqlStates.of(e).equals("55P03")) {
+                throw e;
+            }
+        }
+        // A transaction holds the row (its owner committing): what it was last committed as, uncounted.
+        try (PreparedStatement statement = connection.prepareStatement(lastCommitted)) {
+            statement.setQueryTimeout(timeout);
+            statement.setString(1, ownerToken);
+            statement.setBytes(2, fingerprint);
+            statement.setString(3, recordKey);
+            try (ResultSet row = statement.executeQuery()) {
+                if (!row.next() || row.getBoolean(1)) {
+                    return null;
+                }
+                return existing(row, fingerprint);
+            }
+        }
+    }
+
+    /** A record this acquire did not take: columns 2-5 are completed, fingerprint, response (if the same request), ms left. */
+    private static AcquireResult existing(ResultSet row, byte[] fingerprint) throws SQLException {
+        if (!Arrays.equals(row.getBytes(3), fingerprint)) {
+            return AcquireResult.MISMATCH;
+        }
+        Duration left = Duration.ofMillis(Math.max(0, row.getLong(5)));
+        return row.getBoolean(2) ? new AcquireResult.Completed(row.getBytes(4), left) : new AcquireResult.InProgress(left);
     }
 
     @Override
@@ -259,8 +377,9 @@ final class PostgresDialect implements Dialect {
     }
 
     @Override
-    public boolean release(Connection connection, int timeout, String recordKey, String ownerToken) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(release)) {
+    public boolean release(Connection connection, int timeout, String recordKey, String ownerToken, boolean keepCount)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(keepCount ? expire : release)) {
             statement.setQueryTimeout(timeout);
             statement.setString(1, recordKey);
             statement.setString(2, ownerToken);
@@ -320,7 +439,8 @@ final class PostgresDialect implements Dialect {
     @Override
     public boolean isCreationCollision(SQLException e) {
         String state = SqlStates.of(e);
-        return state.equals("23505") || state.equals("42P07") || state.startsWith("40");
+        // 23505: the catalog's unique index; 42P07: the table; 42710: its row type ("type ... already exists")
+        return state.equals("23505") || state.equals("42P07") || state.equals("42710") || state.startsWith("40");
     }
 
     private static long millis(Duration duration) {

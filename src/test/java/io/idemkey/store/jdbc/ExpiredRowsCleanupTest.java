@@ -29,7 +29,7 @@ class ExpiredRowsCleanupTest extends ExpiredRowsCleanupTests {
 
     @Override
     void insertRows(String prefix, int count, boolean expired) {
-        postgres.execute("INSERT INTO " + TABLE + " SELECT '" + prefix + "' || i, TRUE, '\\x010203', 'o', '" + (expired ? "\\x02" : "\\x07") + "', now() "
+        postgres.execute("INSERT INTO " + TABLE + " (record_key, completed, fingerprint, owner_token, response, expires_at) SELECT '" + prefix + "' || i, TRUE, '\\x010203', 'o', '" + (expired ? "\\x02" : "\\x07") + "', now() "
                 + (expired ? "-" : "+") + " INTERVAL '1 hour' FROM generate_series(1, " + count + ") i");
     }
 

@@ -4,6 +4,7 @@ import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.IdempotencyStoreContract;
 import io.idemkey.spi.Lease;
+import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.spi.TransactionalCompletion;
@@ -285,6 +286,67 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
                 deployments.shutdown();
             }
         }
+    }
+
+    /** A released key's count lasts to the end of its window: a retry storm of failures is limited too. */
+    @Test
+    void aReleaseKeepsTheKeysCountForTheRestOfItsWindowAndTheCleanupWaitsForIt() throws SQLException {
+        RateLimit limit = new RateLimit(2, Duration.ofSeconds(2));
+        String key = key("counted-release");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK, limit));
+        assertTrue(store.release(key, "owner-1"));
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK, limit),
+                "free again, and counted: 2 of 2");
+        assertTrue(store.release(key, "owner-2"));
+        assertInstanceOf(AcquireResult.RateLimited.class, store.acquire(key, FINGERPRINT, "owner-3", LONG_LOCK, limit));
+        JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+        jdbc.deleteExpired(100_000);
+        assertEquals(1, count("record_key = '" + key + "'"), "kept while its window lasts");
+        sleep(2_100);
+        jdbc.deleteExpired(100_000);
+        assertEquals(0, count("record_key = '" + key + "'"), "deleted once its window ended");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-4", LONG_LOCK, limit));
+    }
+
+    /** A table made before the rate limit's columns existed gets them when the store starts. */
+    @Test
+    void aTableCreatedBeforeTheRateLimitsColumnsGetsThem() throws SQLException {
+        String old = "before_rate_limits";
+        createTableWithoutTheCountColumns(old);
+        JdbcIdempotencyStore upgraded = new JdbcIdempotencyStore(database().dataSource(), old, 2);
+        upgraded.createTable();
+        assertEquals(java.util.Optional.empty(), upgraded.missingFromTable());
+        RateLimit limit = new RateLimit(1, Duration.ofSeconds(60));
+        assertInstanceOf(AcquireResult.Acquired.class, upgraded.acquire("k", FINGERPRINT, "o", LONG_LOCK, limit));
+        assertInstanceOf(AcquireResult.RateLimited.class, upgraded.acquire("k", FINGERPRINT, "o2", LONG_LOCK, limit));
+    }
+
+    /**
+     * A table the application manages (create-table=false) is checked at deployment: missing, or made
+     * before the rate limit's columns, it is named with the statement that fixes it.
+     */
+    @Test
+    void aTableTheApplicationManagesIsCheckedForWhatThisVersionWrites() throws SQLException {
+        JdbcIdempotencyStore absent = new JdbcIdempotencyStore(database().dataSource(), "never_created", 2);
+        String missing = absent.missingFromTable().orElseThrow();
+        assertTrue(missing.contains("does not exist") && missing.contains("CREATE TABLE"), missing);
+
+        createTableWithoutTheCountColumns("managed_before_rate_limits");
+        JdbcIdempotencyStore old = new JdbcIdempotencyStore(database().dataSource(), "managed_before_rate_limits", 2);
+        missing = old.missingFromTable().orElseThrow();
+        assertTrue(missing.contains("ALTER TABLE managed_before_rate_limits ADD COLUMN"), missing);
+
+        assertEquals(java.util.Optional.empty(), ((JdbcIdempotencyStore) store).missingFromTable());
+    }
+
+    private void createTableWithoutTheCountColumns(String old) {
+        database().execute(database().name().equals("MariaDB")
+                ? "CREATE TABLE " + old + " (record_key VARCHAR(3072) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,"
+                  + " completed BOOLEAN NOT NULL, fingerprint VARBINARY(64) NOT NULL,"
+                  + " owner_token VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, response MEDIUMBLOB,"
+                  + " expires_at DATETIME(6) NOT NULL) ENGINE = InnoDB"
+                : "CREATE TABLE " + old + " (record_key TEXT COLLATE \"C\" NOT NULL PRIMARY KEY, completed BOOLEAN NOT NULL,"
+                  + " fingerprint BYTEA NOT NULL, owner_token TEXT NOT NULL, response BYTEA, expires_at TIMESTAMPTZ NOT NULL)");
     }
 
     @Test

@@ -30,7 +30,7 @@ class MariaDbExpiredRowsCleanupTest extends ExpiredRowsCleanupTests {
     /** From MariaDB's sequence engine ({@code seq_1_to_N}). */
     @Override
     void insertRows(String prefix, int count, boolean expired) {
-        mariadb.execute("INSERT INTO " + TABLE + " SELECT CONCAT('" + prefix + "', seq), TRUE, x'010203', 'o', " + (expired ? "x'02'" : "x'07'") + ","
+        mariadb.execute("INSERT INTO " + TABLE + " (record_key, completed, fingerprint, owner_token, response, expires_at) SELECT CONCAT('" + prefix + "', seq), TRUE, x'010203', 'o', " + (expired ? "x'02'" : "x'07'") + ","
                 + " UTC_TIMESTAMP(6) " + (expired ? "-" : "+") + " INTERVAL 1 HOUR FROM seq_1_to_" + count);
     }
 
