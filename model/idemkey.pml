@@ -1,5 +1,5 @@
 /*
- * Idemkey's record protocol, as the code runs it: a Promela model for spin (README.md, "The protocol, model-checked").
+ * Idemkey's record protocol, as the code runs it: a Promela model for spin (docs/reliability.md, "The protocol, model-checked").
  *
  * One key, NS servers, NC clients that send the same request (same key, same fingerprint) and
  * retry it. The store keeps one record; its operations are the Lua script's (record.lua) or the

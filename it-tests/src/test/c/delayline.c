@@ -1,5 +1,5 @@
 /*
- * A network link with a fixed one-way delay, for the benchmark (README, "Performance") on kernels
+ * A network link with a fixed one-way delay, for the benchmark (docs/performance.md) on kernels
  * without the netem queueing discipline: two TUN devices joined through this process, which holds
  * every IP packet for the delay before handing it to the other side. The benchmark moves one device
  * into a network namespace of its own, where Redis and PostgreSQL run, so the application server

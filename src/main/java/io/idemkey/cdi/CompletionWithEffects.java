@@ -57,7 +57,7 @@ final class CompletionWithEffects {
                 if (warnedNotEnlisted.compareAndSet(false, true)) {
                     LOG.warning("Idemkey records responses after their transaction, not in it: the container gave the"
                             + " store no connection in the guarded method's transaction (" + e.getMessage() + "). Use the"
-                            + " DataSource the method writes through, or XA DataSources (see README, The JDBC store)");
+                            + " DataSource the method writes through, or XA DataSources (see docs/jdbc.md, A second DataSource for the records)");
                 }
                 return new Outcome(Result.NOT_JOINED, null);
             }

@@ -19,7 +19,7 @@ public final class Problems {
     /** The media type of every problem answer. */
     public static final String MEDIA_TYPE = "application/problem+json";
 
-    /** The problem types: stable, documented in the README. */
+    /** The problem types: stable, documented in docs/http.md. */
     public enum Type {
         KEY_MISSING(400, "Bad Request", "key-missing", "Idempotency key missing"),
         KEY_INVALID(400, "Bad Request", "key-invalid", "Idempotency key invalid"),

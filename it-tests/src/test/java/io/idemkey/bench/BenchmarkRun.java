@@ -41,7 +41,7 @@ import java.util.function.ToLongFunction;
 import java.util.stream.Collectors;
 
 /**
- * What idempotency costs, side by side, in one run (README, "Performance"): the no-op endpoint bare,
+ * What idempotency costs, side by side, in one run (docs/performance.md): the no-op endpoint bare,
  * guarded with a unique key per request, replayed, in conflict, and guarded by the seeds'
  * check-then-lock pattern; throughput and latency on loopback, and what each request costs the
  * server and Redis (CPU time, allocations, Redis command time); the same behind a network hop of

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The short chaos runs of the suite, one per store, over HTTP and over messages: both servers sharing
- * the store, the store restarted, one server killed and restarted. README's chaos commands run the
+ * the store, the store restarted, one server killed and restarted. docs/reliability.md's chaos commands run the
  * long ones.
  */
 class ChaosIT {

@@ -84,17 +84,17 @@ class DockerFilesTest {
             assertTrue(compose.contains("\n  " + service), "service " + service);
         }
         assertEquals(2, count(compose, "IDEMPOTENCY_REDIS_URL: redis://redis:6379"), "both servers use the redis service");
-        assertTrue(compose.contains("\"--appendonly\", \"yes\""), "Redis keeps its data (README: durability)");
+        assertTrue(compose.contains("\"--appendonly\", \"yes\""), "Redis keeps its data (docs/servers.md: Durability)");
     }
 
     @Test
-    void nginxListensOnThePortComposePublishesAndTheReadmeNames() {
+    void nginxListensOnThePortComposePublishesAndTheDocsName() {
         Matcher listen = Pattern.compile("(?m)^\\s*listen (\\d+);").matcher(nginx);
         assertTrue(listen.find(), "nginx.conf listens on a port");
         Matcher published = Pattern.compile("\"(\\d+):" + listen.group(1) + "\"").matcher(compose);
         assertTrue(published.find(), "compose publishes nginx's port " + listen.group(1));
-        assertTrue(read("README.md").contains("docker compose -f docker/compose.yaml up --build      # http://localhost:"
-                + published.group(1) + "/idemkey-sample/api"), "README names the published port");
+        assertTrue(read("docs/servers.md").contains("docker compose -f docker/compose.yaml up --build      # http://localhost:"
+                + published.group(1) + "/idemkey-sample/api"), "docs/servers.md names the published port");
         assertTrue(compose.contains("http://localhost:" + published.group(1) + "/idemkey-sample/api"),
                 "the curl line in compose.yaml uses the published port");
     }

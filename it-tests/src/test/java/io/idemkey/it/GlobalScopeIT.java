@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code idempotency.scope=global}: one key space for every caller, which is why README calls it
+ * {@code idempotency.scope=global}: one key space for every caller, which is why docs/http.md calls it
  * unsafe for multi-tenant APIs: a second caller reusing a key gets the first caller's response.
  */
 @RunAsClient

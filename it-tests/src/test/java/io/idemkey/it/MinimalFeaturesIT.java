@@ -18,14 +18,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The status table on an Open Liberty with exactly the features README documents as Idemkey's
+ * The status table on an Open Liberty with exactly the features docs/servers.md documents as Idemkey's
  * needs, and nothing else: no servlet, health, metrics, telemetry, OpenAPI, security or bean
  * validation. The test servers enable more; this one proves none of it is needed. (Run in the Open
  * Liberty execution only.)
  */
 class MinimalFeaturesIT extends StatusTableTests {
 
-    /** README's list, word for word. */
+    /** docs/servers.md's list (section Servers), word for word. */
     static final List<String> MINIMAL_FEATURES =
             List.of("restfulWS-3.1", "cdi-4.0", "jsonb-3.0", "jsonp-2.1", "mpConfig-3.1", "concurrent-3.0");
 

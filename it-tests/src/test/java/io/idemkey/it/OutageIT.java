@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Redis goes away and comes back while the server keeps running: fail-closed endpoints answer 503 and
  * never run the method, fail-open ones run and count it, a method that finished while Redis was away
  * still answers and its record is completed once Redis is back, and nothing is left in progress for
- * ever. This Redis keeps an append-only file, as production Redis should (see README), so a restart
+ * ever. This Redis keeps an append-only file, as production Redis should (see docs/servers.md, Durability), so a restart
  * keeps its records.
  */
 @RunAsClient

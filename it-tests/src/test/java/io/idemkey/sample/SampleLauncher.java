@@ -69,7 +69,7 @@ public final class SampleLauncher {
                     ************************************************************************
                     """);
         }
-        // the payment consumer (off unless -Dsample.payments.queue=...): README, "Beyond HTTP"
+        // the payment consumer (off unless -Dsample.payments.queue=...): docs/methods-and-messages.md
         System.getProperties().stringPropertyNames().stream()
                 .filter(name -> name.startsWith("sample.payments.") || name.startsWith("sample.rabbitmq."))
                 .forEach(name -> config.put(name, System.getProperty(name)));

@@ -106,7 +106,7 @@ interface Dialect {
         if (lower.contains("mysql")) {
             throw new UnsupportedDatabaseException(name + " is not supported by the JDBC store: MySQL has neither"
                     + " INSERT ... RETURNING nor @@in_transaction, which its one-round-trip acquire and its exactly-once"
-                    + " completion need (see README, The JDBC store); supported: " + SUPPORTED);
+                    + " completion need (see docs/jdbc.md, MySQL is not supported); supported: " + SUPPORTED);
         }
         throw new UnsupportedDatabaseException(name + " is not supported by the JDBC store; supported: " + SUPPORTED);
     }

@@ -75,7 +75,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /**
      * The table and its expiry index for a database, as {@code idempotency.jdbc.create-table} creates
-     * them (README has them too).
+     * them (docs/jdbc.md has them too).
      *
      * @param database {@code PostgreSQL} or {@code MariaDB}
      */
@@ -320,7 +320,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (outcome == TransactionalCompletion.NOT_JOINED && warnedNotJoined.compareAndSet(false, true)) {
             LOG.warning("Idemkey records responses after their transaction, not in it: the DataSource's connection"
                     + " was not enlisted in the guarded method's JTA transaction, or (PostgreSQL) the transaction is not"
-                    + " READ COMMITTED (see README, The JDBC store)");
+                    + " READ COMMITTED (see docs/jdbc.md, Exactly-once effects)");
         }
         return outcome;
     }

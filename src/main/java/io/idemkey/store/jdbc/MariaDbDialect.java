@@ -161,7 +161,7 @@ final class MariaDbDialect implements Dialect {
                 """.formatted(table, "%1$d");
     }
 
-    /** The table and its expiry index (README has it too): InnoDB, keys in ASCII compared byte by byte. */
+    /** The table and its expiry index (docs/jdbc.md has it too): InnoDB, keys in ASCII compared byte by byte. */
     static String ddl(String table) {
         String index = table.substring(table.indexOf('.') + 1) + "_expires_at";
         return """

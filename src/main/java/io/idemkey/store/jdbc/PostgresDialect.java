@@ -203,7 +203,7 @@ final class PostgresDialect implements Dialect {
                 """.formatted(table);
     }
 
-    /** The table and its expiry index (README has it too). */
+    /** The table and its expiry index (docs/jdbc.md has it too). */
     static String ddl(String table) {
         String index = table.substring(table.indexOf('.') + 1) + "_expires_at";
         return """

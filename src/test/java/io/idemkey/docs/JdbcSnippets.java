@@ -1,0 +1,32 @@
+package io.idemkey.docs;
+
+import io.idemkey.IdempotencyKey;
+import jakarta.transaction.Transactional;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+
+/** docs/jdbc.md. */
+class JdbcSnippets {
+
+    record OrderRequest(String item, int quantity) {}
+
+    record Order(String id) {}
+
+    interface Orders {
+        Order insert(OrderRequest request);
+    }
+
+    Orders orders;
+
+    // tag::exactly-once[]
+    @POST
+    @IdempotencyKey
+    @Transactional
+    public Response place(OrderRequest request, @Context UriInfo uri) {
+        Order order = orders.insert(request);                     // through jdbc/orders (or JPA on it)
+        return Response.created(uri.getAbsolutePathBuilder().path(order.id()).build()).entity(order).build();
+    }
+    // end::exactly-once[]
+}
