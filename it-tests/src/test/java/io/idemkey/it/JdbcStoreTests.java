@@ -43,7 +43,8 @@ abstract class JdbcStoreTests {
         database = started;
         DatabaseStatements.enable(database);
         Path directory = Files.createTempDirectory("idemkey-jdbc");
-        Path war = Deployments.export(directory, StatusTableTests.deployment(JDBC));
+        // built as a JDBC-only application builds its WAR: without Jedis (README, "Without Jedis")
+        Path war = Deployments.export(directory, StatusTableTests.deploymentWithoutJedis(JDBC));
         server = ServerProcess.startForTestsWithDatabase(ServerProcess.Kind.ofThisRun(), List.of(war),
                 ServerProcess.freePort(), database);
         assertFalse(server.log().contains("FAILURE"), "a boot command failed: " + server.logFile());
