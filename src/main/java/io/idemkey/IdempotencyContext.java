@@ -20,6 +20,8 @@ public interface IdempotencyContext {
     /**
      * The idempotency key the client sent, unquoted, if the current request is protected by one.
      * Handy as the idempotency key of a downstream call (a payment provider, say).
+     *
+     * @return the key, or empty when the current request is not guarded or sent none
      */
     Optional<String> key();
 

@@ -42,6 +42,8 @@ public @interface IdempotencyKey {
     /**
      * How long, in hours, a completed request is replayed to retries with the same key.
      * Valid range 1 to 8760 (one year); must be longer than {@link #lockTtlSeconds()}.
+     *
+     * @return hours, 1 to 8760
      */
     @Nonbinding
     int ttlHours() default 24;
@@ -51,6 +53,8 @@ public @interface IdempotencyKey {
      * detection, not a cap on processing time: while the method runs, its lease is renewed every
      * {@code lockTtlSeconds / 3}, so a slow method is never run twice, and the key of a server that
      * died mid-request frees itself after this many seconds. Valid range 1 to 86400.
+     *
+     * @return seconds, 1 to 86400
      */
     @Nonbinding
     int lockTtlSeconds() default 30;
@@ -58,6 +62,8 @@ public @interface IdempotencyKey {
     /**
      * Whether a request without the header is refused with {@code 400}. When {@code false}, such a
      * request runs unprotected.
+     *
+     * @return whether the header is required
      */
     @Nonbinding
     boolean required() default true;
@@ -66,6 +72,8 @@ public @interface IdempotencyKey {
      * JSON member names ignored by the request fingerprint: removed at every depth, inside arrays
      * too, compared case-insensitively. Use it for fields that legitimately change between retries,
      * such as {@code clientTimestamp} or {@code requestNonce}.
+     *
+     * @return member names
      */
     @Nonbinding
     String[] excludeFields() default {};
@@ -73,6 +81,8 @@ public @interface IdempotencyKey {
     /**
      * What happens when the store cannot be reached. {@link FailureMode#DEFAULT} follows
      * {@code idempotency.failure-mode} (fail closed unless configured otherwise).
+     *
+     * @return the failure mode
      */
     @Nonbinding
     FailureMode failureMode() default FailureMode.DEFAULT;
@@ -81,6 +91,8 @@ public @interface IdempotencyKey {
      * How long, in seconds, a retry that meets a still-running first request waits for it to finish
      * (and is then replayed) before being answered {@code 409 Conflict}. {@code 0}, the default,
      * answers {@code 409} at once. Valid range 0 to 60.
+     *
+     * @return seconds, 0 to 60
      */
     @Nonbinding
     int inFlightWaitSeconds() default 0;

@@ -49,28 +49,42 @@ public @interface Idempotent {
      * Whose keys these are: calls share records only within one scope (a tenant, a consumer group, an
      * operation several methods perform). Empty, the default, is the method itself
      * ({@code <class>.<method>}), so two methods never answer each other's keys.
+     *
+     * @return the scope's name
      */
     @Nonbinding
     String scope() default "";
 
-    /** How long, in hours, a completed call's outcome is returned to later calls. 1 to 8760. */
+    /**
+     * How long, in hours, a completed call's outcome is returned to later calls. 1 to 8760.
+     *
+     * @return hours
+     */
     @Nonbinding
     int ttlHours() default 24;
 
     /**
      * How long, in seconds, an in-progress record survives without its owner (renewed every third of
      * it while the method runs): a call whose server died runs again this long after. 1 to 86400.
+     *
+     * @return seconds
      */
     @Nonbinding
     int lockTtlSeconds() default 30;
 
-    /** JSON member names left out of the arguments' fingerprint, at every depth. */
+    /**
+     * JSON member names left out of the arguments' fingerprint, at every depth.
+     *
+     * @return member names
+     */
     @Nonbinding
     String[] excludeFields() default {};
 
     /**
      * Exceptions that are outcomes, not failures (a declined payment): recorded and re-thrown, same
      * class and message, to later calls. Subclasses count. Any other exception releases the key.
+     *
+     * @return exception classes
      */
     @Nonbinding
     Class<? extends Exception>[] recordedExceptions() default {};
@@ -79,6 +93,8 @@ public @interface Idempotent {
      * When the store cannot be reached: {@link FailureMode#DEFAULT} follows
      * {@code idempotency.failure-mode}. Failing closed throws {@link IdempotencyException.Unavailable};
      * failing open runs the method unprotected.
+     *
+     * @return the failure mode
      */
     @Nonbinding
     FailureMode failureMode() default FailureMode.DEFAULT;
@@ -86,6 +102,8 @@ public @interface Idempotent {
     /**
      * How long, in seconds, a call that meets a still-running first call waits for its outcome before
      * {@link IdempotencyException.InProgress} is thrown. 0 to 60; 0, the default, throws at once.
+     *
+     * @return seconds
      */
     @Nonbinding
     int inFlightWaitSeconds() default 0;

@@ -9,7 +9,7 @@ import io.idemkey.config.IdempotencySettings;
 import io.idemkey.config.PolicyResolver;
 import io.idemkey.core.GuardedEndpoint;
 import io.idemkey.core.IdempotencyPolicy;
-import io.idemkey.jaxrs.ResourceMethods;
+import io.idemkey.resource.ResourceMethods;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;

@@ -1,11 +1,13 @@
 package io.idemkey.cdi;
 
+import io.idemkey.request.CurrentRequest;
+import io.idemkey.request.GuardedRequest;
 import io.idemkey.IdempotencyKey;
 import io.idemkey.client.RestClientRetries;
 import io.idemkey.core.Execution;
 import io.idemkey.core.StoredResponse;
-import io.idemkey.jaxrs.Problems;
-import io.idemkey.jaxrs.ResultRenderer;
+import io.idemkey.request.Problems;
+import io.idemkey.request.ResultRenderer;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;

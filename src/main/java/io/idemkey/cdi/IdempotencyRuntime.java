@@ -1,5 +1,6 @@
 package io.idemkey.cdi;
 
+import io.idemkey.request.CurrentRequest;
 import io.idemkey.config.ConfigLookup;
 import io.idemkey.config.ConfigurationException;
 import io.idemkey.config.IdempotencySettings;
@@ -13,7 +14,7 @@ import io.idemkey.core.IdempotencyPolicy;
 import io.idemkey.core.IdempotentCalls;
 import io.idemkey.core.RequestTracer;
 import io.idemkey.core.TimedStore;
-import io.idemkey.jaxrs.ResourceMethods;
+import io.idemkey.resource.ResourceMethods;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.store.jdbc.ExpiredRowsCleanup;

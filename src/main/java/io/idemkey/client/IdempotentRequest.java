@@ -39,7 +39,12 @@ public final class IdempotentRequest {
         this.loop = loop;
     }
 
-    /** Uses this key instead of a new one: the operation's key from an earlier try. */
+    /**
+     * Uses this key instead of a new one: the operation's key from an earlier try.
+     *
+     * @param key the key, as the caller keeps it for this operation
+     * @return this request
+     */
     public IdempotentRequest key(String key) {
         if (key == null || key.isBlank() || key.chars().anyMatch(c -> c < 0x21 || c > 0x7e || c == '"' || c == '\\')) {
             throw new IllegalArgumentException("An Idempotency-Key is visible ASCII without '\"' and '\\', not '" + key + "'");
@@ -48,17 +53,33 @@ public final class IdempotentRequest {
         return this;
     }
 
-    /** The operation's key. */
+    /**
+     * The operation's key.
+     *
+     * @return the key every attempt carries
+     */
     public String key() {
         return key;
     }
 
+    /**
+     * The media types the caller accepts.
+     *
+     * @param mediaTypes media types, as {@code Accept} lists them
+     * @return this request
+     */
     public IdempotentRequest accept(String... mediaTypes) {
         this.accepted = mediaTypes.clone();
         return this;
     }
 
-    /** A header sent with every attempt. */
+    /**
+     * A header sent with every attempt.
+     *
+     * @param name the header's name
+     * @param value its value
+     * @return this request
+     */
     public IdempotentRequest header(String name, Object value) {
         if (IdempotentRequests.KEY_HEADER.equalsIgnoreCase(name)) {
             throw new IllegalArgumentException("Give the key with key(String): it is sent as " + IdempotentRequests.KEY_HEADER);
@@ -67,22 +88,53 @@ public final class IdempotentRequest {
         return this;
     }
 
+    /**
+     * Sends a {@code POST} until an answer is final.
+     *
+     * @param entity the body
+     * @return the final answer (the caller closes it)
+     */
     public Response post(Entity<?> entity) {
         return method(HttpMethod.POST, entity);
     }
 
+    /**
+     * Sends a {@code POST} until an answer is final; returns the entity of a success, else throws.
+     *
+     * @param <T> the entity's type
+     * @param entity the body
+     * @param type the entity's class
+     * @return the entity of the successful answer
+     */
     public <T> T post(Entity<?> entity, Class<T> type) {
         return method(HttpMethod.POST, entity, type);
     }
 
+    /**
+     * Sends a {@code PUT} until an answer is final.
+     *
+     * @param entity the body
+     * @return the final answer (the caller closes it)
+     */
     public Response put(Entity<?> entity) {
         return method(HttpMethod.PUT, entity);
     }
 
+    /**
+     * Sends a {@code PATCH} until an answer is final.
+     *
+     * @param entity the body
+     * @return the final answer (the caller closes it)
+     */
     public Response patch(Entity<?> entity) {
         return method(HttpMethod.PATCH, entity);
     }
 
+    /**
+     * Sends a {@code DELETE} until an answer is final.
+     *
+     * @return the final answer (the caller closes it)
+     */
     public Response delete() {
         return method(HttpMethod.DELETE, null);
     }
@@ -92,12 +144,23 @@ public final class IdempotentRequest {
      *
      * @throws IllegalArgumentException for an entity that can be sent only once (an {@link InputStream}
      *                                  or a {@link Reader}): a retry would send it empty under the same key
+     * @param name the HTTP method
+     * @param entity the body, or {@code null}
+     * @return the final answer (the caller closes it)
      */
     public Response method(String name, Entity<?> entity) {
         return send(name, entity).answer().response();
     }
 
-    /** Sends the operation until an answer is final; returns the entity of a success, else throws. */
+    /**
+     * Sends the operation until an answer is final; returns the entity of a success, else throws.
+     *
+     * @param <T> the entity's type
+     * @param name the HTTP method
+     * @param entity the body, or {@code null}
+     * @param type the entity's class
+     * @return the entity of the successful answer
+     */
     public <T> T method(String name, Entity<?> entity, Class<T> type) {
         RetryLoop.Final<ResponseAnswer> sent = send(name, entity);
         Response response = sent.answer().response();

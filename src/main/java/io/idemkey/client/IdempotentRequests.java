@@ -35,7 +35,11 @@ public final class IdempotentRequests {
         this.loop = RetryLoop.of(Objects.requireNonNull(policy, "policy"));
     }
 
-    /** With the global policy from MicroProfile Config ({@code idempotency.client.*}) where there is one, else the defaults. */
+    /**
+     * With the global policy from MicroProfile Config ({@code idempotency.client.*}) where there is one, else the defaults.
+     *
+     * @return requests retried as the global {@code idempotency.client.*} properties say
+     */
     public static IdempotentRequests create() {
         RetryPolicy policy;
         try {
@@ -46,15 +50,31 @@ public final class IdempotentRequests {
         return create(policy);
     }
 
+    /**
+     * Requests retried as {@code policy} says.
+     *
+     * @param policy the retry policy
+     * @return the requests
+     */
     public static IdempotentRequests create(RetryPolicy policy) {
         return new IdempotentRequests(policy);
     }
 
+    /**
+     * The retry policy.
+     *
+     * @return the policy these requests follow
+     */
     public RetryPolicy policy() {
         return loop.policy();
     }
 
-    /** One logical operation on this target, with a new key (unless {@link IdempotentRequest#key(String)} gives one). */
+    /**
+     * One logical operation on this target, with a new key (unless {@link IdempotentRequest#key(String)} gives one).
+     *
+     * @param target where the operation goes
+     * @return a new operation with a new key
+     */
     public IdempotentRequest to(WebTarget target) {
         return new IdempotentRequest(target, loop);
     }
@@ -64,7 +84,12 @@ public final class IdempotentRequests {
         return '"' + key + '"';
     }
 
-    /** Whether the response is a replay of the operation's first response ({@code Idempotent-Replayed: true}). */
+    /**
+     * Whether the response is a replay of the operation's first response ({@code Idempotent-Replayed: true}).
+     *
+     * @param response an answer
+     * @return whether it is a replay ({@code Idempotency-Replayed: true})
+     */
     public static boolean replayed(Response response) {
         return "true".equalsIgnoreCase(response.getHeaderString(REPLAYED_HEADER));
     }

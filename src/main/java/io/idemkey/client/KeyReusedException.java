@@ -8,6 +8,14 @@ public class KeyReusedException extends IdempotentCallException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The server refused the key.
+     *
+     * @param call the call, for the message
+     * @param key the key
+     * @param attempts attempts made
+     * @param problem the server's problem+json answer
+     */
     public KeyReusedException(String call, String key, int attempts, Problem problem) {
         super(call + ": the server refused the key " + key + ", used before with another request ("
                 + problem + ")", key, attempts, problem.status(), problem, null);

@@ -25,7 +25,13 @@ public record Problem(String type, String title, int status, String detail, Stri
      */
     public static final String STORE_UNAVAILABLE = "https://idemkey.io/problems/store-unavailable";
 
-    /** Reads a problem+json body; a body that is no JSON object keeps only its text and the status. */
+    /**
+     * Reads a problem+json body; a body that is no JSON object keeps only its text and the status.
+     *
+     * @param status the answer's status
+     * @param body the answer's body, or {@code null}
+     * @return the problem, members missing from the body empty
+     */
     public static Problem parse(int status, String body) {
         if (body == null || body.isBlank()) {
             return new Problem(null, null, status, null, body == null ? "" : body);
@@ -39,16 +45,29 @@ public record Problem(String type, String title, int status, String detail, Stri
         }
     }
 
-    /** Whether Idemkey refused the key because it was sent before with another request. */
+    /**
+     * Whether Idemkey refused the key because it was sent before with another request.
+     *
+     * @return whether the type is Idemkey's {@code key-reused}
+     */
     public boolean keyReused() {
         return KEY_REUSED.equals(type);
     }
 
-    /** Whether Idemkey refused to run the request because its store was unavailable. */
+    /**
+     * Whether Idemkey refused to run the request because its store was unavailable.
+     *
+     * @return whether the type is Idemkey's {@code store-unavailable}
+     */
     public boolean storeUnavailable() {
         return STORE_UNAVAILABLE.equals(type);
     }
 
+    /**
+     * The detail, if the body had one.
+     *
+     * @return the {@code detail} member
+     */
     public Optional<String> detailText() {
         return Optional.ofNullable(detail);
     }

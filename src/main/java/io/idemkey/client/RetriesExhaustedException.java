@@ -10,6 +10,16 @@ public class RetriesExhaustedException extends IdempotentCallException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The call gave up.
+     *
+     * @param message what happened
+     * @param key the key every attempt carried
+     * @param attempts attempts made
+     * @param status the last answer's status, or 0 for none
+     * @param problem the last answer's problem+json body, or {@code null}
+     * @param cause the last failure to get an answer, or {@code null}
+     */
     public RetriesExhaustedException(String message, String key, int attempts, int status, Problem problem, Throwable cause) {
         super(message, key, attempts, status, problem, cause);
     }

@@ -58,10 +58,25 @@ import java.util.TreeSet;
 public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff, Duration maxTotalTime,
                           Set<Integer> retryStatuses) {
 
+    /**
+     * The property of {@link #maxAttempts()}.
+     */
     public static final String MAX_ATTEMPTS = "idempotency.client.max-attempts";
+    /**
+     * The property of {@link #initialBackoff()}, in milliseconds.
+     */
     public static final String INITIAL_BACKOFF = "idempotency.client.initial-backoff-ms";
+    /**
+     * The property of {@link #maxBackoff()}, in milliseconds.
+     */
     public static final String MAX_BACKOFF = "idempotency.client.max-backoff-ms";
+    /**
+     * The property of {@link #maxTotalTime()}, in milliseconds.
+     */
     public static final String MAX_TOTAL = "idempotency.client.max-total-ms";
+    /**
+     * The property of {@link #retryStatuses()}: statuses separated by commas.
+     */
     public static final String RETRY_STATUSES = "idempotency.client.retry-statuses";
 
     /** In progress, too many requests, and the answers of a gateway or a server that did not handle the request. */
@@ -70,6 +85,16 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
     private static final RetryPolicy DEFAULTS =
             new RetryPolicy(5, Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(30));
 
+    /**
+     * Checks every component's range.
+     *
+     * @param maxAttempts attempts, the first included
+     * @param initialBackoff the first wait's upper bound
+     * @param maxBackoff the largest wait
+     * @param maxTotalTime the whole call's time
+     * @param retryStatuses the statuses of the answers retried
+     * @throws io.idemkey.config.ConfigurationException naming the property of a value out of range
+     */
     public RetryPolicy {
         Objects.requireNonNull(initialBackoff, "initialBackoff");
         Objects.requireNonNull(maxBackoff, "maxBackoff");
@@ -81,42 +106,88 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
         retryStatuses = checkedStatuses(RETRY_STATUSES, retryStatuses);
     }
 
-    /** With the default retried statuses. */
+    /**
+     * With the default retried statuses.
+     *
+     * @param maxAttempts attempts, the first included (1 to 100)
+     * @param initialBackoff the first wait's upper bound (1 ms to 60 s)
+     * @param maxBackoff the largest wait (up to 600 s, not below initialBackoff)
+     * @param maxTotalTime the whole call's time (1 ms to 1 h)
+     */
     public RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff, Duration maxTotalTime) {
         this(maxAttempts, initialBackoff, maxBackoff, maxTotalTime, DEFAULT_RETRY_STATUSES);
     }
 
-    /** 5 attempts, waits from 100 ms up to 5 s, 30 s in all; retries 409, 429, 502, 503 and 504. */
+    /**
+     * 5 attempts, waits from 100 ms up to 5 s, 30 s in all; retries 409, 429, 502, 503 and 504.
+     *
+     * @return the default policy
+     */
     public static RetryPolicy defaults() {
         return DEFAULTS;
     }
 
+    /**
+     * A copy with another number of attempts.
+     *
+     * @param attempts attempts, the first included (1 to 100)
+     * @return the copy
+     */
     public RetryPolicy withMaxAttempts(int attempts) {
         return new RetryPolicy(attempts, initialBackoff, maxBackoff, maxTotalTime, retryStatuses);
     }
 
+    /**
+     * A copy with other waits.
+     *
+     * @param initial the first wait's upper bound
+     * @param max the largest wait
+     * @return the copy
+     */
     public RetryPolicy withBackoff(Duration initial, Duration max) {
         return new RetryPolicy(maxAttempts, initial, max, maxTotalTime, retryStatuses);
     }
 
+    /**
+     * A copy with another time for the whole call.
+     *
+     * @param total the whole call's time
+     * @return the copy
+     */
     public RetryPolicy withMaxTotalTime(Duration total) {
         return new RetryPolicy(maxAttempts, initialBackoff, maxBackoff, total, retryStatuses);
     }
 
-    /** Retries the answers with these statuses (instead of 409, 429, 502, 503 and 504). */
+    /**
+     * Retries the answers with these statuses (instead of 409, 429, 502, 503 and 504).
+     *
+     * @param statuses statuses from 400 to 599, at least one
+     * @return a copy retrying those
+     */
     public RetryPolicy withRetryStatuses(Set<Integer> statuses) {
         return new RetryPolicy(maxAttempts, initialBackoff, maxBackoff, maxTotalTime, statuses);
     }
 
-    /** The global policy: {@code idempotency.client.*}, defaults for what is not set. */
+    /**
+     * The global policy: {@code idempotency.client.*}, defaults for what is not set. Internal: for
+     * the client runtime (it takes an internal type); may change in any release.
+     *
+     * @param config the configuration
+     * @return the policy
+     */
     public static RetryPolicy from(ConfigLookup config) {
         return resolve(config, List.of(""));
     }
 
     /**
      * The policy of one method of a client interface: {@code <interface>/<method>/idempotency.client.*},
-     * then {@code <interface>/idempotency.client.*}, then the global properties.
+     * then {@code <interface>/idempotency.client.*}, then the global properties. Internal: for the
+     * client runtime (it takes an internal type); may change in any release.
      *
+     * @param config the configuration
+     * @param api the client interface
+     * @param method its method
+     * @return the policy
      * @throws ConfigurationException naming the property whose value is invalid
      */
     public static RetryPolicy from(ConfigLookup config, Class<?> api, Method method) {

@@ -135,6 +135,9 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
     /** Reads and validates every setting; throws {@link ConfigurationException} naming the first bad one. */
     public static IdempotencySettings from(ConfigLookup config) {
         StoreKind store = config.get(STORE).map(v -> Values.choice(STORE, v, StoreKind.class)).orElse(StoreKind.REDIS);
+        if (store == StoreKind.REDIS) {
+            requireJedis();
+        }
         RedisStoreOptions redis = store == StoreKind.REDIS ? redis(config) : null;
         JdbcStoreOptions jdbc = store == StoreKind.JDBC ? jdbc(config) : null;
         String header = config.get(HEADER).map(String::trim).orElse("Idempotency-Key");
@@ -236,6 +239,17 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
         return new JdbcStoreOptions(dataSource, table, createTable, integer(config, JDBC_TIMEOUT, 2, 1, 600),
                 Duration.ofSeconds(integer(config, JDBC_CLEANUP_INTERVAL, 300, 0, 86_400)),
                 integer(config, JDBC_CLEANUP_BATCH, 1000, 1, 100_000));
+    }
+
+    /** The Redis store needs Jedis, which an application that uses another store may leave out of its WAR. */
+    private static void requireJedis() {
+        try {
+            Class.forName("redis.clients.jedis.UnifiedJedis", false, IdempotencySettings.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new ConfigurationException(STORE, "is redis (the default), but the application has no Redis client:"
+                    + " add redis.clients:jedis (the application's pom excludes it?), or choose another store"
+                    + " (jdbc, memory, custom)");
+        }
     }
 
     private static RedisStoreOptions redis(ConfigLookup config) {

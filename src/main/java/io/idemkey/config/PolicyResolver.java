@@ -5,7 +5,7 @@ import io.idemkey.Idempotent;
 import io.idemkey.IdempotencyKey;
 import io.idemkey.core.CallPolicy;
 import io.idemkey.core.IdempotencyPolicy;
-import io.idemkey.jaxrs.ResourceMethods;
+import io.idemkey.resource.ResourceMethods;
 
 import java.lang.reflect.Method;
 import java.time.Duration;

@@ -1,5 +1,9 @@
 package io.idemkey.jaxrs;
 
+import io.idemkey.resource.ResourceMethods;
+import io.idemkey.request.Problems;
+import io.idemkey.request.ResultRenderer;
+import io.idemkey.request.ResponseRecorder;
 import io.idemkey.cdi.IdempotencyRuntime;
 import io.idemkey.config.PolicyResolver;
 import io.idemkey.core.IdempotencyPolicy;

@@ -1,7 +1,9 @@
 package io.idemkey.jaxrs;
 
-import io.idemkey.cdi.CurrentRequest;
-import io.idemkey.cdi.GuardedRequest;
+import io.idemkey.request.Problems;
+import io.idemkey.request.ResultRenderer;
+import io.idemkey.request.CurrentRequest;
+import io.idemkey.request.GuardedRequest;
 import io.idemkey.cdi.IdempotencyRuntime;
 import io.idemkey.config.IdempotencySettings;
 import io.idemkey.core.Decision;

@@ -1,7 +1,8 @@
 package io.idemkey.jaxrs;
 
-import io.idemkey.cdi.CurrentRequest;
-import io.idemkey.cdi.GuardedRequest;
+import io.idemkey.request.ResponseRecorder;
+import io.idemkey.request.CurrentRequest;
+import io.idemkey.request.GuardedRequest;
 import io.idemkey.core.Execution;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;

@@ -1,6 +1,7 @@
 package io.idemkey.jaxrs;
 
-import io.idemkey.cdi.GuardedRequest;
+import io.idemkey.request.ResponseRecorder;
+import io.idemkey.request.GuardedRequest;
 import io.idemkey.core.Execution;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.ext.WriterInterceptor;

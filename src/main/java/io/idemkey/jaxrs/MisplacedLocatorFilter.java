@@ -1,5 +1,6 @@
 package io.idemkey.jaxrs;
 
+import io.idemkey.request.Problems;
 import io.idemkey.cdi.IdempotencyExtension;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Path;

@@ -6,7 +6,7 @@ package io.idemkey.jaxrs;
  */
 final class RequestProperties {
 
-    // The guarded request itself travels under io.idemkey.cdi.GuardedRequest.ATTRIBUTE.
+    // The guarded request itself travels under io.idemkey.request.GuardedRequest.ATTRIBUTE.
 
     /** The status to record, set by the response filter when the entity still has to be written. */
     static final String STATUS_TO_RECORD = "io.idemkey.status-to-record";

@@ -19,6 +19,12 @@ public sealed interface AcquireResult {
      * @param remainingTtl how long the record has left (the engine may keep a copy no longer than that)
      */
     record Completed(byte[] response, Duration remainingTtl) implements AcquireResult {
+        /**
+         * Checks the components.
+         *
+         * @param response the response
+         * @param remainingTtl how long the record has left
+         */
         public Completed {
             Objects.requireNonNull(response, "response");
             Objects.requireNonNull(remainingTtl, "remainingTtl");
@@ -31,6 +37,11 @@ public sealed interface AcquireResult {
      * @param remainingLease how long the owner's lease has left (zero or more)
      */
     record InProgress(Duration remainingLease) implements AcquireResult {
+        /**
+         * Checks the components.
+         *
+         * @param remainingLease how long the owner's lease has left
+         */
         public InProgress {
             Objects.requireNonNull(remainingLease, "remainingLease");
         }
@@ -47,6 +58,11 @@ public sealed interface AcquireResult {
      * @param windowLeft how long until the window ends (zero or more)
      */
     record RateLimited(Duration windowLeft) implements AcquireResult {
+        /**
+         * Checks the components.
+         *
+         * @param windowLeft how long until the window ends
+         */
         public RateLimited {
             Objects.requireNonNull(windowLeft, "windowLeft");
         }

@@ -40,6 +40,7 @@ public interface IdempotencyStore extends AutoCloseable {
      * @param fingerprint the request fingerprint (opaque bytes, compared for equality)
      * @param ownerToken  a token unique to this attempt
      * @param lockTtl     how long the in-progress record lives unless renewed
+     * @return what the store found or did
      */
     AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl);
 
@@ -51,13 +52,24 @@ public interface IdempotencyStore extends AutoCloseable {
      *
      * <p>Stores that cannot count answer {@link #countsRequests()} {@code false} and need not
      * implement this; Idemkey then refuses to start with a rate limit configured.
+     *
+     * @param recordKey the record's key
+     * @param fingerprint the request's fingerprint
+     * @param ownerToken a token unique to this attempt
+     * @param lockTtl how long the record stays in progress without a renewal
+     * @param limit the rate limit per key, or {@code null} for none
+     * @return what the store found or did
      */
     default AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl,
                                   RateLimit limit) {
         throw new UnsupportedOperationException(getClass().getName() + " does not count requests per key");
     }
 
-    /** Whether this store implements {@link #acquire(String, byte[], String, Duration, RateLimit)}. */
+    /**
+     * Whether this store implements {@link #acquire(String, byte[], String, Duration, RateLimit)}.
+     *
+     * @return whether {@link #acquire(String, byte[], String, Duration, RateLimit)} counts requests
+     */
     default boolean countsRequests() {
         return false;
     }
@@ -69,6 +81,10 @@ public interface IdempotencyStore extends AutoCloseable {
      *
      * @return {@code true} if the record is completed with this token's response (now or by an
      *         earlier call), {@code false} if the lease was lost
+     * @param recordKey the record's key
+     * @param ownerToken the owner token the record was acquired with
+     * @param response the response to replay, stored as it is
+     * @param ttl how long the completed record is kept
      */
     boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl);
 
@@ -78,13 +94,23 @@ public interface IdempotencyStore extends AutoCloseable {
      * in the same database). Stores that keep their records outside the application's transactions
      * answer {@link TransactionalCompletion#NOT_JOINED} and write nothing, as this default does.
      * Called on the thread that runs the transaction, only if {@link #joinsTransactions()}.
+     *
+     * @param recordKey the record's key
+     * @param ownerToken the owner token the record was acquired with
+     * @param response the response to replay, stored as it is
+     * @param ttl how long the completed record is kept
+     * @return what became of the completion in the caller's transaction
      */
     default TransactionalCompletion completeInTransaction(String recordKey, String ownerToken, byte[] response,
                                                           Duration ttl) {
         return TransactionalCompletion.NOT_JOINED;
     }
 
-    /** Whether {@link #completeInTransaction} can join the caller's transaction at all. */
+    /**
+     * Whether {@link #completeInTransaction} can join the caller's transaction at all.
+     *
+     * @return whether {@link #completeInTransaction} can join the caller's transaction
+     */
     default boolean joinsTransactions() {
         return false;
     }
@@ -95,6 +121,8 @@ public interface IdempotencyStore extends AutoCloseable {
      *
      * @return {@code true} if the key is free (deleted now, or no record exists any more),
      *         {@code false} if another owner holds it or it is completed
+     * @param recordKey the record's key
+     * @param ownerToken the owner token the record was acquired with
      */
     boolean release(String recordKey, String ownerToken);
 
@@ -105,6 +133,9 @@ public interface IdempotencyStore extends AutoCloseable {
      * @return {@link Renewal#RENEWED} if the lease was extended, {@link Renewal#LOST} if it was lost,
      *         {@link Renewal#UNKNOWN} if the store could not look at the record without waiting (a
      *         store whose records can be held by a transaction)
+     * @param recordKey the record's key
+     * @param ownerToken the owner token the record was acquired with
+     * @param lockTtl the new time the record stays in progress from now
      */
     Renewal renew(String recordKey, String ownerToken, Duration lockTtl);
 
@@ -117,6 +148,7 @@ public interface IdempotencyStore extends AutoCloseable {
      *
      * @return for each lease, in order, what its renewal did
      * @throws StoreUnavailableException if the store could not be reached (no lease is known renewed)
+     * @param leases the leases to renew, each with its own lock TTL
      */
     default Renewal[] renew(List<Lease> leases) {
         Renewal[] renewals = new Renewal[leases.size()];
@@ -130,6 +162,8 @@ public interface IdempotencyStore extends AutoCloseable {
     /**
      * Whether the store answers right now (one cheap round trip); for readiness checks, never called
      * on the request path.
+     *
+     * @return {@code true} when the store answered
      */
     boolean isAvailable();
 

@@ -9,6 +9,13 @@ import java.util.Objects;
  */
 public record Lease(String recordKey, String ownerToken, Duration lockTtl) {
 
+    /**
+     * Checks the components.
+     *
+     * @param recordKey the record's key
+     * @param ownerToken the owner token
+     * @param lockTtl the lock TTL to extend it by
+     */
     public Lease {
         Objects.requireNonNull(recordKey, "recordKey");
         Objects.requireNonNull(ownerToken, "ownerToken");

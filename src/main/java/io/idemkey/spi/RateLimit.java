@@ -12,6 +12,12 @@ import java.util.Objects;
  */
 public record RateLimit(int permits, Duration window) {
 
+    /**
+     * Checks the components.
+     *
+     * @param permits requests allowed per window, at least 1
+     * @param window the window's length, positive
+     */
     public RateLimit {
         Objects.requireNonNull(window, "window");
         if (permits < 1) {

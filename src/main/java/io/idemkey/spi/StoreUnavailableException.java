@@ -8,6 +8,12 @@ public class StoreUnavailableException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The store could not be reached.
+     *
+     * @param message what failed
+     * @param cause the client's or driver's exception
+     */
     public StoreUnavailableException(String message, Throwable cause) {
         super(message, cause);
     }

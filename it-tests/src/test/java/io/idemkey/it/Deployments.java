@@ -9,6 +9,7 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.jboss.shrinkwrap.resolver.api.maven.Maven;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -49,6 +50,47 @@ public final class Deployments {
                 .addAsResource("jpa/persistence.xml", "META-INF/persistence.xml")
                 .addAsResource(new StringAsset(properties(config)), "META-INF/microprofile-config.properties")
                 .addAsLibraries(libraries());
+    }
+
+    /**
+     * The test application as an application that uses only the JDBC store builds it: Idemkey with
+     * Jedis excluded ({@code src/test/resources/jdbc-only-app/pom.xml}, the README's
+     * {@code <exclusions>}), and none of the test application's own Redis classes (the chaos ledger,
+     * the benchmark's store).
+     */
+    public static WebArchive jdbcOnlyApp(String name, Map<String, String> config) {
+        java.io.File[] libraries = jdbcOnlyLibraries();
+        WebArchive war = ShrinkWrap.create(WebArchive.class, name + ".war")
+                .addPackage(TestApplication.class.getPackage())
+                .deleteClasses(io.idemkey.it.app.Ledger.class, io.idemkey.it.app.ChaosResource.class,
+                        io.idemkey.it.app.CheckThenLockStore.class)
+                .addAsResource(new StringAsset(properties(config)), "META-INF/microprofile-config.properties")
+                .addAsLibraries(libraries);
+        List<String> redis = war.getContent().keySet().stream().map(Object::toString)
+                .filter(path -> path.contains("jedis") || path.contains("commons-pool2")
+                        || path.contains("/it/app/Ledger") || path.contains("CheckThenLockStore"))
+                .toList();
+        if (!redis.isEmpty() || java.util.Arrays.stream(libraries).noneMatch(f -> f.getName().startsWith("idemkey-"))) {
+            throw new IllegalStateException("the JDBC-only WAR must carry Idemkey and no Redis client: " + redis);
+        }
+        return war;
+    }
+
+    /** Idemkey's jar and what it needs without Jedis, resolved from the JDBC-only application's pom. */
+    public static java.io.File[] jdbcOnlyLibraries() {
+        try (java.io.InputStream in = Deployments.class.getResourceAsStream("/jdbc-only-app/pom.xml")) {
+            String version = System.getProperty("idemkey.version");
+            if (version == null) {
+                throw new IllegalStateException("the system property idemkey.version is missing (it-tests/pom.xml sets it)");
+            }
+            Path pom = java.nio.file.Files.createTempDirectory("jdbc-only-app").resolve("pom.xml");
+            java.nio.file.Files.writeString(pom, new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+                    .replace("${idemkey.version}", version));
+            return Maven.resolver().loadPomFromFile(pom.toFile())
+                    .importCompileAndRuntimeDependencies().resolve().withTransitivity().asFile();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** Idemkey and its dependencies, as an application bundles them. */

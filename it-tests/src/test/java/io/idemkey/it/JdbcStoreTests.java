@@ -44,7 +44,8 @@ abstract class JdbcStoreTests {
         database = started;
         DatabaseStatements.enable(database);
         Path directory = Files.createTempDirectory("idemkey-jdbc");
-        Path war = Deployments.export(directory, StatusTableTests.deployment(JDBC));
+        // built as a JDBC-only application builds its WAR: without Jedis (docs/dependencies.md)
+        Path war = Deployments.export(directory, StatusTableTests.deploymentWithoutJedis(JDBC));
         Map<String, String> rateLimited = new HashMap<>(JDBC);
         rateLimited.put("idempotency.rate-limit.per-key", "5/30s");
         rateLimited.put("idempotency.jdbc.table", "rate_limited_keys"); // its own: the other's cleanup counts alone

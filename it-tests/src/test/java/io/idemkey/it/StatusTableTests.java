@@ -34,6 +34,13 @@ abstract class StatusTableTests {
         return Deployments.guardedApp(CONTEXT, extraConfig);
     }
 
+    /** The test application as a JDBC-only application builds it: no Jedis in its WAR, no Redis configured. */
+    static WebArchive deploymentWithoutJedis(Map<String, String> storeConfig) {
+        Map<String, String> config = new java.util.LinkedHashMap<>(storeConfig);
+        config.put("io.idemkey.it.app.GuardedResource/slow/IdempotencyKey/lockTtlSeconds", "1");
+        return Deployments.jdbcOnlyApp(CONTEXT, config);
+    }
+
     /** Whether the server validates beans (Bean Validation is the application's choice, not Idemkey's). */
     abstract boolean validatesBeans();
 

@@ -1,4 +1,4 @@
-package io.idemkey.cdi;
+package io.idemkey.request;
 
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;

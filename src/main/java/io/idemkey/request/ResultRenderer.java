@@ -1,5 +1,6 @@
-package io.idemkey.jaxrs;
+package io.idemkey.request;
 
+import io.idemkey.resource.ResourceMethods;
 import io.idemkey.core.StoredResponse;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.GenericEntity;
@@ -52,7 +53,7 @@ public final class ResultRenderer {
     private final List<MediaType> produces;
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
-    ResultRenderer(ResponseRecorder recorder, Providers providers, Class<?> resourceClass, Method method, String endpoint) {
+    public ResultRenderer(ResponseRecorder recorder, Providers providers, Class<?> resourceClass, Method method, String endpoint) {
         this.recorder = recorder;
         this.providers = providers;
         this.method = method;

@@ -1,4 +1,4 @@
-package io.idemkey.jaxrs;
+package io.idemkey.request;
 
 import io.idemkey.config.IdempotencySettings;
 import io.idemkey.core.Execution;
@@ -20,21 +20,21 @@ import java.util.logging.Logger;
  * headers (entity headers and the configured allow-list; never cookies or credentials) as the
  * client saw them, and the body bytes.
  */
-final class ResponseRecorder {
+public final class ResponseRecorder {
 
     private static final Logger LOG = Logger.getLogger(ResponseRecorder.class.getName());
 
     private final IdempotencySettings settings;
     private final Set<String> warnedEndpoints = ConcurrentHashMap.newKeySet();
 
-    ResponseRecorder(IdempotencySettings settings) {
+    public ResponseRecorder(IdempotencySettings settings) {
         this.settings = settings;
     }
 
     /**
      * @param mediaType the entity's media type as written, or null to take {@code Content-Type} from the headers
      */
-    StoredResponse record(int status, MultivaluedMap<String, Object> headers, MediaType mediaType, byte[] body) {
+    public StoredResponse record(int status, MultivaluedMap<String, Object> headers, MediaType mediaType, byte[] body) {
         List<StoredResponse.Header> recorded = new ArrayList<>();
         if (mediaType != null) {
             recorded.add(new StoredResponse.Header(HttpHeaders.CONTENT_TYPE, mediaType.toString()));
@@ -55,12 +55,12 @@ final class ResponseRecorder {
     }
 
     /** The configured largest response kept; the raw body may be up to four times as large before compression. */
-    int captureLimit() {
+    public int captureLimit() {
         long limit = 4L * settings.maxResponseBytes();
         return (int) Math.min(Integer.MAX_VALUE - 8, limit);
     }
 
-    void warnInterceptorMissing(Execution execution) {
+    public void warnInterceptorMissing(Execution execution) {
         if (warnedEndpoints.add(execution.endpoint())) {
             LOG.warning("Idemkey's CDI interceptor did not run for " + execution.endpoint() + ", so requests"
                     + " refused before the method starts cannot be told apart; make the resource a CDI bean (it is"

@@ -1,4 +1,4 @@
-package io.idemkey.jaxrs;
+package io.idemkey.request;
 
 import jakarta.json.spi.JsonProvider;
 import jakarta.json.stream.JsonGenerator;

@@ -1,4 +1,4 @@
-package io.idemkey.cdi;
+package io.idemkey.request;
 
 import io.idemkey.core.Decision;
 import io.idemkey.core.Execution;

@@ -1,4 +1,4 @@
-package io.idemkey.cdi;
+package io.idemkey.request;
 
 import io.idemkey.IdempotencyContext;
 import io.idemkey.core.Execution;
@@ -65,7 +65,7 @@ public class CurrentRequest implements IdempotencyContext {
     }
 
     /** The guarded request waiting for its method on this thread, or null. */
-    GuardedRequest awaiting() {
+    public GuardedRequest awaiting() {
         return awaitingMethod.get();
     }
 
@@ -73,21 +73,21 @@ public class CurrentRequest implements IdempotencyContext {
      * The guarded request of this thread's HTTP request if its method ran already, runs no more, and
      * may be invoked again (Fault Tolerance's {@code @Retry}): another attempt of it. Null otherwise.
      */
-    GuardedRequest repeating() {
+    public GuardedRequest repeating() {
         GuardedRequest guarded = ofThisRequest.get();
         return guarded != null && guarded.attemptsRepeat() && running.get() == null && guarded.execution().started()
                 && guarded.execution().isRunning() ? guarded : null;
     }
 
     /** The method of {@code guarded} starts on this thread; returns what ran before, for {@link #methodEnded}. */
-    GuardedRequest methodStarts(GuardedRequest guarded) {
+    public GuardedRequest methodStarts(GuardedRequest guarded) {
         awaitingMethod.remove();
         GuardedRequest outer = running.get();
         running.set(guarded);
         return outer;
     }
 
-    void methodEnded(GuardedRequest outer) {
+    public void methodEnded(GuardedRequest outer) {
         if (outer == null) {
             running.remove();
         } else {

@@ -1,4 +1,4 @@
-package io.idemkey.cdi;
+package io.idemkey.request;
 
 import io.idemkey.core.Execution;
 import io.idemkey.core.StoredResponse;
@@ -64,7 +64,7 @@ public final class GuardedRequest {
      * Whether the method may be invoked again in this request (MicroProfile Fault Tolerance's
      * {@code @Retry}): each attempt is guarded, and a failed one does not end the execution.
      */
-    boolean attemptsRepeat() {
+    public boolean attemptsRepeat() {
         return attemptsRepeat;
     }
 

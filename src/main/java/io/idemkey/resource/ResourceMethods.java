@@ -1,4 +1,4 @@
-package io.idemkey.jaxrs;
+package io.idemkey.resource;
 
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
