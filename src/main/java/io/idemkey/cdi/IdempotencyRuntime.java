@@ -117,6 +117,7 @@ public class IdempotencyRuntime {
                 .maxStoredResponseBytes(settings.maxResponseBytes())
                 .replayCacheBytes(settings.replayCacheBytes())
                 .rateLimit(settings.rateLimit().orElse(null))
+                .logFormat(settings.logFormat())
                 .build();
         if (store instanceof RedisIdempotencyStore redis) {
             redis.whenNotReplicated(() -> engine.metrics().count(IdempotencyMetrics.Event.NOT_REPLICATED, "redis"));

@@ -1,5 +1,6 @@
 package io.idemkey.config;
 
+import io.idemkey.core.DecisionLog;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.store.jdbc.JdbcIdempotencyStore;
 import io.idemkey.store.jdbc.JdbcStoreOptions;
@@ -48,13 +49,15 @@ import javax.net.ssl.TrustManagerFactory;
  * @param memoryMaxRecords      the bound of the in-memory store
  * @param replayCacheBytes      the body bytes of completed records kept in memory for replays (0: off)
  * @param rateLimitPerKey       at most so many requests per key and caller in a window; null: no limit
+ * @param logFormat             how decision lines are logged: text (default) or one JSON object a line
  */
 public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, JdbcStoreOptions jdbc, String keyPrefix,
                                   String header,
                                   String replayedHeader, int maxKeyLength, boolean failOpen, Set<String> methods,
                                   Scope scope, int maxRequestBytes, int maxResponseBytes, Set<String> replayHeaders,
                                   Duration unavailableRetryAfter, Duration conflictRetryAfterMax,
-                                  int memoryMaxRecords, long replayCacheBytes, RateLimit rateLimitPerKey) {
+                                  int memoryMaxRecords, long replayCacheBytes, RateLimit rateLimitPerKey,
+                                  DecisionLog.Format logFormat) {
 
     /** Property names, in one place. */
     public static final String STORE = "idempotency.store";
@@ -90,6 +93,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
     public static final String MEMORY_MAX_RECORDS = "idempotency.memory.max-records";
     public static final String REPLAY_CACHE_BYTES = "idempotency.replay-cache-bytes";
     public static final String RATE_LIMIT_PER_KEY = "idempotency.rate-limit.per-key";
+    public static final String LOG_FORMAT = "idempotency.log.format";
     public static final String JDBC_DATASOURCE = "idempotency.jdbc.datasource";
     public static final String JDBC_TABLE = "idempotency.jdbc.table";
     public static final String JDBC_CREATE_TABLE = "idempotency.jdbc.create-table";
@@ -169,7 +173,9 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
                 Duration.ofSeconds(integer(config, CONFLICT_RETRY_AFTER_MAX, 5, 1, 3600)),
                 integer(config, MEMORY_MAX_RECORDS, 100_000, 1, 100_000_000),
                 integer(config, REPLAY_CACHE_BYTES, 16 << 20, 0, Integer.MAX_VALUE),
-                config.get(RATE_LIMIT_PER_KEY).map(IdempotencySettings::rateLimit).orElse(null));
+                config.get(RATE_LIMIT_PER_KEY).map(IdempotencySettings::rateLimit).orElse(null),
+                config.get(LOG_FORMAT).map(v -> Values.choice(LOG_FORMAT, v, DecisionLog.Format.class))
+                        .orElse(DecisionLog.Format.TEXT));
     }
 
     private static final Pattern HASH_TAGGED = Pattern.compile("[^{}]*\\{[^{}]+}[^{}]*");

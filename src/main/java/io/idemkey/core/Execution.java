@@ -9,6 +9,7 @@ import io.idemkey.spi.TransactionalCompletion;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -50,6 +51,9 @@ public final class Execution {
     private final ReplayCache replayCache;
     private final String endpoint;
     private final IdempotencyPolicy policy;
+    private final Instant acquiredAt;
+    /** The status of the response being recorded, for the decision's log line. */
+    private volatile int recordedStatus;
 
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
     private volatile Instant leaseExpiresAt;
@@ -80,6 +84,7 @@ public final class Execution {
         this.replayCache = engine.replayCache();
         this.endpoint = endpoint;
         this.policy = policy;
+        this.acquiredAt = acquiredAt;
         this.leaseExpiresAt = acquiredAt.plus(policy.lockTtl());
     }
 
@@ -130,12 +135,12 @@ public final class Execution {
         if (renewal == Renewal.RENEWED) {
             leaseExpiresAt = sentAt.plus(policy.lockTtl());
         } else if (renewal == Renewal.UNKNOWN) {
-            log(Level.FINE, "renew-deferred", "reason=\"the record is held by a transaction\"");
+            log(Level.FINE, "renew-deferred", "reason", "the record is held by a transaction");
         } else if (state.compareAndSet(State.RUNNING, State.LOST)) {
             stopRenewing();
             metrics.count(Event.LOST_LEASE, endpoint);
-            log(Level.WARNING, "lost-lease", "operation=renew"
-                    + " reason=\"the record expired or another request owns it; this outcome will not be recorded\"");
+            log(Level.WARNING, "lost-lease", "operation", "renew",
+                    "reason", "the record expired or another request owns it; this outcome will not be recorded");
         }
     }
 
@@ -143,7 +148,7 @@ public final class Execution {
     void renewalFailed(RuntimeException e) {
         renewalOnItsWay = false;
         metrics.count(Event.STORE_ERROR, endpoint);
-        log(Level.WARNING, "renew-failed", "error=\"" + e + "\"");
+        log(Level.WARNING, "renew-failed", "error", String.valueOf(e));
     }
 
     private void stopRenewing() {
@@ -228,6 +233,7 @@ public final class Execution {
             return;
         }
         if (begin("complete")) {
+            recordedStatus = response.status();
             Instant expiresNoLaterThan = clock.instant().plus(policy.ttl());
             finish("complete", Event.COMPLETED, () -> {
                 boolean completed = store.complete(recordKey, ownerToken, encoded, policy.ttl());
@@ -299,8 +305,8 @@ public final class Execution {
                     stopRenewing();
                     metrics.count(Event.LOST_LEASE, endpoint);
                     metrics.count(Event.NOT_RECORDED, endpoint);
-                    log(Level.WARNING, "lost-lease", "operation=complete-in-transaction"
-                            + " reason=\"the record expired or another request owns it; the transaction rolls back\"");
+                    log(Level.WARNING, "lost-lease", "operation", "complete-in-transaction",
+                            "reason", "the record expired or another request owns it; the transaction rolls back");
                 }
             }
             case NOT_JOINED -> {
@@ -321,18 +327,18 @@ public final class Execution {
         if (committed && state.compareAndSet(State.COMMITTING, State.COMPLETED)) {
             metrics.count(Event.COMPLETED, endpoint);
             replayCache.put(recordKey, fingerprint, response, clock.instant().plus(policy.ttl()));
-            log(Level.FINE, "completed", "in=transaction");
+            log(Level.FINE, "completed", "in", "transaction", "status", response == null ? null : response.status());
         } else if (!committed) {
             retryable = true;
             state.compareAndSet(State.COMMITTING, State.RUNNING);
-            log(Level.FINE, "rolled-back", "reason=\"the transaction holding the record rolled back\"");
+            log(Level.FINE, "rolled-back", "reason", "the transaction holding the record rolled back");
         }
     }
 
     /** Deletes the record so that a retry with the same key runs again, and ends the execution. */
     public void release(String reason) {
         if (begin("release")) {
-            log(Level.FINE, "released", "reason=\"" + reason + "\"");
+            log(Level.FINE, "released", "reason", reason);
             finish("release", Event.RELEASED, () -> store.release(recordKey, ownerToken));
         }
     }
@@ -341,7 +347,7 @@ public final class Execution {
     public void releaseUnrecorded(String reason) {
         if (begin("release")) {
             metrics.count(Event.NOT_RECORDED, endpoint);
-            log(Level.WARNING, "not-recorded", "reason=\"" + reason + "\"");
+            log(Level.WARNING, "not-recorded", "reason", reason);
             finish("release", Event.RELEASED, () -> store.release(recordKey, ownerToken));
         }
     }
@@ -351,7 +357,7 @@ public final class Execution {
         if (state.compareAndSet(State.RUNNING, State.FINISHING)) {
             return true;
         }
-        log(Level.FINE, "ignored-" + operation, "state=" + state.get());
+        log(Level.FINE, "ignored-" + operation, "state", state.get().name());
         return false;
     }
 
@@ -361,7 +367,7 @@ public final class Execution {
             settle(storeCall.getAsBoolean(), success, operation);
         } catch (RuntimeException e) {
             metrics.count(Event.STORE_ERROR, endpoint);
-            log(Level.WARNING, operation + "-failed", "error=\"" + e + "\" retrying=until-lease-ends");
+            log(Level.WARNING, operation + "-failed", "error", String.valueOf(e), "retrying", "until-lease-ends");
             retryInBackground(operation, success, storeCall);
         }
     }
@@ -382,7 +388,7 @@ public final class Execution {
                     metrics.count(Event.NOT_RECORDED, endpoint);
                 }
                 log(Level.WARNING, operation + "-abandoned",
-                        "reason=\"store unreachable until the lease ended; the record expires by itself\"");
+                        "reason", "store unreachable until the lease ended; the record expires by itself");
                 return;
             }
             try {
@@ -400,7 +406,7 @@ public final class Execution {
             state.set(success == Event.COMPLETED ? State.COMPLETED : State.RELEASED);
             metrics.count(success, endpoint);
             if (success == Event.COMPLETED) {
-                log(Level.FINE, "completed", "");
+                log(Level.FINE, "completed", "status", recordedStatus);
             }
         } else {
             state.set(State.LOST);
@@ -408,14 +414,18 @@ public final class Execution {
             if (success == Event.COMPLETED) {
                 metrics.count(Event.NOT_RECORDED, endpoint);
             }
-            log(Level.WARNING, "lost-lease", "operation=" + operation
-                    + " reason=\"the record expired or another request owns it; nothing was overwritten\"");
+            log(Level.WARNING, "lost-lease", "operation", operation,
+                    "reason", "the record expired or another request owns it; nothing was overwritten");
         }
     }
 
-    private void log(Level level, String decision, String details) {
+    /** One line per decision, with how long the execution has run ({@code durationMs}); {@code fields}: name, value pairs. */
+    private void log(Level level, String decision, Object... fields) {
         if (LOG.isLoggable(level)) {
-            LOG.log(level, IdempotencyEngine.logLine(decision, endpoint, key, details));
+            Object[] all = Arrays.copyOf(fields, fields.length + 2);
+            all[fields.length] = "durationMs";
+            all[fields.length + 1] = Duration.between(acquiredAt, clock.instant()).toMillis();
+            LOG.log(level, engine.decisionLog().line(decision, endpoint, key, all));
         }
     }
 }

@@ -51,6 +51,7 @@ public final class IdempotencyEngine {
     private final int maxStoredResponseBytes;
     private final ReplayCache replayCache;
     private final RateLimit rateLimit;
+    private final DecisionLog decisionLog;
     /**
      * Replays answered from the cache never reach the store, so this instance counts every request it
      * sees per key as well (those the store counts too) and judges cached replays by that count.
@@ -72,6 +73,7 @@ public final class IdempotencyEngine {
         this.maxStoredResponseBytes = builder.maxStoredResponseBytes;
         this.replayCache = new ReplayCache(builder.replayCacheBytes);
         this.rateLimit = builder.rateLimit;
+        this.decisionLog = DecisionLog.of(builder.logFormat);
         if (rateLimit != null && !store.countsRequests()) {
             throw new IllegalArgumentException("a rate limit needs a store that counts requests; " + store + " does not");
         }
@@ -182,9 +184,9 @@ public final class IdempotencyEngine {
             Optional<Duration> beyondLimit = rateLimit == null ? Optional.empty()
                     : seenHere.count(recordKey, rateLimit, clock.instant());
             if (beyondLimit.isPresent()) {
-                return rateLimited(beyondLimit.get(), endpoint, key);
+                return rateLimited(beyondLimit.get(), endpoint, key, null);
             }
-            return cached.sameRequest() ? replay(cached.response(), endpoint, key, true) : mismatch(endpoint, key);
+            return cached.sameRequest() ? replay(cached.response(), endpoint, key, null) : mismatch(endpoint, key, null);
         }
         if (rateLimit != null && replayCache.enabled()) {
             seenHere.count(recordKey, rateLimit, clock.instant()); // the store judges this one
@@ -205,11 +207,12 @@ public final class IdempotencyEngine {
             } catch (RuntimeException e) {
                 return storeBroken(e, endpoint, key);
             }
+            double storeMs = millis(Duration.between(attemptAt, clock.instant()));
             if (result instanceof AcquireResult.Acquired) {
                 Execution execution = new Execution(this, recordKey, ownerToken, key, fingerprint, endpoint, policy, attemptAt);
                 execution.startRenewing(attemptAt);
                 metrics.count(Event.ACQUIRED, endpoint);
-                log(Level.FINE, "acquired", endpoint, key, "");
+                log(Level.FINE, "acquired", endpoint, key, "storeMs", storeMs);
                 return new Decision.Proceed(execution);
             }
             if (result instanceof AcquireResult.Completed completed) {
@@ -220,13 +223,13 @@ public final class IdempotencyEngine {
                     return storeBroken(e, endpoint, key);
                 }
                 replayCache.put(recordKey, fingerprint, response, attemptAt.plus(completed.remainingTtl()));
-                return replay(response, endpoint, key, false);
+                return replay(response, endpoint, key, storeMs);
             }
             if (result instanceof AcquireResult.Mismatch) {
-                return mismatch(endpoint, key);
+                return mismatch(endpoint, key, storeMs);
             }
             if (result instanceof AcquireResult.RateLimited limited) {
-                return rateLimited(limited.windowLeft(), endpoint, key);
+                return rateLimited(limited.windowLeft(), endpoint, key, storeMs);
             }
             AcquireResult.InProgress inProgress = (AcquireResult.InProgress) result;
             Duration waitLeft = Duration.between(clock.instant(), waitUntil);
@@ -235,26 +238,27 @@ public final class IdempotencyEngine {
                 continue;
             }
             metrics.count(Event.CONFLICT, endpoint);
-            log(Level.FINE, "conflict", endpoint, key, "");
+            log(Level.FINE, "conflict", endpoint, key, "status", 409, "storeMs", storeMs);
             return new Decision.Conflict(conflictRetryAfter(inProgress.remainingLease()));
         }
     }
 
-    private Decision replay(StoredResponse response, String endpoint, String key, boolean cached) {
+    /** @param storeMs how long the store took to answer; null: answered from the replay cache */
+    private Decision replay(StoredResponse response, String endpoint, String key, Double storeMs) {
         metrics.count(Event.REPLAYED, endpoint);
-        log(Level.FINE, "replayed", endpoint, key, "status=" + response.status() + " cached=" + cached);
+        log(Level.FINE, "replayed", endpoint, key, "status", response.status(), "cached", storeMs == null, "storeMs", storeMs);
         return new Decision.Replay(response);
     }
 
-    private Decision rateLimited(Duration windowLeft, String endpoint, String key) {
+    private Decision rateLimited(Duration windowLeft, String endpoint, String key, Double storeMs) {
         metrics.count(Event.RATE_LIMITED, endpoint);
-        log(Level.FINE, "rate-limited", endpoint, key, "");
+        log(Level.FINE, "rate-limited", endpoint, key, "status", 429, "storeMs", storeMs);
         return new Decision.RateLimited(Duration.ofSeconds(Math.max(1, (windowLeft.toMillis() + 999) / 1000)));
     }
 
-    private Decision mismatch(String endpoint, String key) {
+    private Decision mismatch(String endpoint, String key, Double storeMs) {
         metrics.count(Event.MISMATCH, endpoint);
-        log(Level.FINE, "mismatch", endpoint, key, "");
+        log(Level.FINE, "mismatch", endpoint, key, "status", 422, "storeMs", storeMs);
         return new Decision.Mismatch();
     }
 
@@ -280,10 +284,10 @@ public final class IdempotencyEngine {
         if (policy.failOpen()) {
             metrics.count(Event.FAIL_OPEN, endpoint);
             log(Level.WARNING, "fail-open", endpoint, key,
-                    "reason=\"store unavailable, running unprotected\" error=\"" + e + "\"");
+                    "reason", "store unavailable, running unprotected", "error", String.valueOf(e));
             return new Decision.Unprotected();
         }
-        log(Level.WARNING, "unavailable", endpoint, key, "error=\"" + e + "\"");
+        log(Level.WARNING, "unavailable", endpoint, key, "status", 503, "error", String.valueOf(e));
         return new Decision.Unavailable(unavailableRetryAfter);
     }
 
@@ -293,7 +297,7 @@ public final class IdempotencyEngine {
      */
     private Decision storeBroken(RuntimeException e, String endpoint, String key) {
         metrics.count(Event.STORE_ERROR, endpoint);
-        LOG.log(Level.SEVERE, logLine("store-error", endpoint, key, "error=\"" + e + "\""), e);
+        LOG.log(Level.SEVERE, decisionLog.line("store-error", endpoint, key, "status", 503, "error", String.valueOf(e)), e);
         return new Decision.Unavailable(unavailableRetryAfter);
     }
 
@@ -341,18 +345,20 @@ public final class IdempotencyEngine {
         return metrics;
     }
 
-    static void log(Level level, String decision, String endpoint, String key, String details) {
+    DecisionLog decisionLog() {
+        return decisionLog;
+    }
+
+    /** One line per decision ({@link DecisionLog}); {@code fields}: name, value pairs. */
+    private void log(Level level, String decision, String endpoint, String key, Object... fields) {
         if (LOG.isLoggable(level)) {
-            LOG.log(level, logLine(decision, endpoint, key, details));
+            LOG.log(level, decisionLog.line(decision, endpoint, key, fields));
         }
     }
 
-    /** One structured line per decision: {@code idempotency decision=... endpoint="..." key="..." ...}. */
-    static String logLine(String decision, String endpoint, String key, String details) {
-        // The key is validated visible ASCII; escaping its quotes keeps the line parseable.
-        return "idempotency decision=" + decision + " endpoint=\"" + endpoint + "\" key=\""
-                + key.replace("\\", "\\\\").replace("\"", "\\\"") + "\""
-                + (details.isEmpty() ? "" : " " + details);
+    /** Milliseconds, to the microsecond: how long a store call took. */
+    private static double millis(Duration took) {
+        return Math.round(took.toNanos() / 1_000.0) / 1_000.0;
     }
 
     /** Builds an engine; store and scheduler are required, the rest has production defaults. */
@@ -368,6 +374,7 @@ public final class IdempotencyEngine {
         private long replayCacheBytes = 16L << 20;
         private Duration leaseTick = Duration.ofMillis(100);
         private RateLimit rateLimit;
+        private DecisionLog.Format logFormat = DecisionLog.Format.TEXT;
 
         private Builder(IdempotencyStore store, Scheduler scheduler) {
             this.store = store;
@@ -431,6 +438,12 @@ public final class IdempotencyEngine {
          */
         public Builder rateLimit(RateLimit limit) {
             this.rateLimit = limit;
+            return this;
+        }
+
+        /** How decision lines are logged (default {@link DecisionLog.Format#TEXT}). */
+        public Builder logFormat(DecisionLog.Format format) {
+            this.logFormat = Objects.requireNonNull(format);
             return this;
         }
 

@@ -1,5 +1,6 @@
 package io.idemkey.config;
 
+import io.idemkey.core.DecisionLog;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.store.jdbc.JdbcStoreOptions;
 import io.idemkey.store.redis.RedisStoreOptions;
@@ -34,6 +35,14 @@ class IdempotencySettingsTest {
         assertEquals(property, e.property());
         assertTrue(e.getMessage().contains(property), e.getMessage());
         return e.getMessage();
+    }
+
+    @Test
+    void logFormatIsTextUnlessJsonIsAskedAndAnythingElseIsRefusedNamingTheProperty() {
+        assertEquals(DecisionLog.Format.TEXT, settings().logFormat());
+        assertEquals(DecisionLog.Format.JSON, settings("idempotency.log.format", "json").logFormat());
+        assertEquals(DecisionLog.Format.TEXT, settings("idempotency.log.format", " Text ").logFormat());
+        assertTrue(refused("idempotency.log.format", "idempotency.log.format", "logstash").contains("json"));
     }
 
     @Test

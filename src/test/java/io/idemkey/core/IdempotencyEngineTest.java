@@ -767,7 +767,7 @@ class IdempotencyEngineTest {
     @Test
     void oneStructuredLogLinePerDecisionEscapesTheKey() {
         assertEquals("idempotency decision=conflict endpoint=\"POST /orders\" key=\"a\\\"b\\\\c\" status=409",
-                IdempotencyEngine.logLine("conflict", ENDPOINT, "a\"b\\c", "status=409"));
+                DecisionLog.TEXT.line("conflict", ENDPOINT, "a\"b\\c", "status", 409));
     }
 
     /** Applies a completion but loses its reply, as when the connection drops right after Redis answered. */

@@ -1,6 +1,7 @@
 package io.idemkey.it;
 
 import io.idemkey.it.observability.ApplicationOpenApiFilter;
+import io.idemkey.metrics.PrometheusNames;
 import jakarta.json.JsonObject;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
@@ -10,8 +11,13 @@ import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -58,6 +64,30 @@ class ObservabilityIT extends ClientOfOneDeployment {
                 - ServerDocuments.value(before, "idempotency_conflict_total", endpoint), after);
         assertEquals(1, ServerDocuments.value(after, "idempotency_acquired_total", endpoint)
                 - ServerDocuments.value(before, "idempotency_acquired_total", endpoint));
+    }
+
+    /**
+     * The names docs/monitoring's alert rules and dashboard read (AlertRulesTest and DashboardTest
+     * hold them to {@link PrometheusNames}) are what this server writes: every Idemkey series on
+     * {@code /metrics} is one of them, and the timer's and the gauge's forms are there.
+     */
+    @Test
+    void serverWritesIdemkeysSeriesUnderTheNamesTheAlertsAndDashboardRead() {
+        assertEquals(200, http.post("guarded/slow?millis=1", Http.newKey()).statusCode());
+        String metrics = documents.metrics();
+        Set<String> seen = new TreeSet<>();
+        Matcher series = Pattern.compile("(?m)^(idempotency_\\w+)[{ ]").matcher(metrics);
+        while (series.find()) {
+            seen.add(series.group(1));
+        }
+        Set<String> unknown = new TreeSet<>(seen);
+        unknown.removeAll(PrometheusNames.exported());
+        assertEquals(Set.of(), unknown, "series the alerts and dashboard do not know by these names:\n" + metrics);
+        for (String name : List.of("idempotency_acquired_total", "idempotency_completed_total", "idempotency_in_flight",
+                "idempotency_store_latency_seconds_count", "idempotency_store_latency_seconds_sum",
+                "idempotency_store_latency_seconds_max")) {
+            assertTrue(seen.contains(name), name + " not on /metrics:\n" + metrics);
+        }
     }
 
     @Test
