@@ -34,10 +34,10 @@
  *   revision PostgresDialect.renew sha256:609833e6be6955b7
  *   revision PostgresDialect.deleteExpired sha256:e112259e638762c6
  *   revision PostgresDialect.acquireCounting sha256:a2416abadd8bbd70
- *   revision PostgresDialect.lastCommitted sha256:1a02503b36dd7fea
+ *   revision PostgresDialect.lastCommitted sha256:ef664b50a0e2f548
  *   revision PostgresDialect.expire sha256:cf9efb7d33d4bae0
  *   revision MariaDbDialect.acquire sha256:c22630911dda130b
- *   revision MariaDbDialect.lastCommitted sha256:2a0165ddbdd70459
+ *   revision MariaDbDialect.lastCommitted sha256:b75d6aaede409044
  *   revision MariaDbDialect.completing sha256:53901970f3d00010
  *   revision MariaDbDialect.completedByOwner sha256:7fce89ff3328ae28
  *   revision MariaDbDialect.release sha256:76c362567f99b0c1
@@ -45,7 +45,7 @@
  *   revision MariaDbDialect.renew sha256:488b92c70b4cfa28
  *   revision MariaDbDialect.heldLease sha256:a4ce1b88deaba28a
  *   revision MariaDbDialect.deleteExpired sha256:2b3ae94331187f69
- *   revision MariaDbDialect.acquireCounting sha256:33e07366c3cb15fb
+ *   revision MariaDbDialect.acquireCounting sha256:afd119bbd8200419
  *   revision MariaDbDialect.expire sha256:1efd205404dcb02b
  *
  * The sql_* operations are both databases' statements (JDBC). MariaDB reaches the same steps in
@@ -62,8 +62,9 @@
  * when the acquire is sent again), guarded in addition by the row's request count, so within the
  * limit it is sql_acquire, and beyond it it takes nothing over (the "not takeable" branch: only the
  * count changes, which no property here reads). A row a transaction holds fails it at once (NOWAIT
- * on PostgreSQL, lock wait timeout 0 on MariaDB) and is read as last committed (lastCommitted): the
- * "held" branch. Its release (expire) sets the row's expiry in the past instead of deleting it
+ * on PostgreSQL, lock wait timeout 0 on MariaDB): run again twice (another request's statement holds
+ * it for a moment), then read as last committed (lastCommitted, refused if its count reached the
+ * limit, which changes nothing): the "held" branch. Its release (expire) sets the row's expiry in the past instead of deleting it
  * (under the same owner, in-progress guard): every operation here treats an expired row as absent,
  * so it is sql_release; the cleanup (deleteExpired) also waits for the count's window to end.
  *

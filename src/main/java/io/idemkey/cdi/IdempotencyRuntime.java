@@ -105,6 +105,9 @@ public class IdempotencyRuntime {
             throw new ConfigurationException(IdempotencySettings.RATE_LIMIT_PER_KEY, "is set, but the store " + store
                     + " does not count requests (IdempotencyStore.countsRequests())");
         }
+        if (settings.rateLimit().isPresent() && store instanceof JdbcIdempotencyStore jdbc) {
+            jdbc.keepCountsOnRelease(); // a key released before any counted acquire of this instance keeps its count
+        }
         scheduler = new ExecutorScheduler(executor);
         IdempotencyMetrics.Exporter exporter = optional(exporters, "MicroProfile Metrics",
                 "its counters are in the readiness check's data only").orElse(IdempotencyMetrics.Exporter.NONE);

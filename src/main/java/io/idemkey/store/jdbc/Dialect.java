@@ -43,10 +43,19 @@ interface Dialect {
     /**
      * {@link #acquire} that also counts the request against the key's rate limit, in the same round
      * trip (not an acquire of the same owner sent again), and takes over nothing beyond the limit
-     * ({@link AcquireResult.RateLimited}). Null (run again) only where it counted nothing.
+     * ({@link AcquireResult.RateLimited}). Null (run again) only where it counted nothing: a row
+     * another statement or transaction holds (unless {@code lastCommittedIfHeld}: then the row as
+     * last committed answers, uncounted, refused if its count already reached the limit).
      */
     AcquireResult acquireCounting(Connection connection, int timeout, String recordKey, byte[] fingerprint,
-                                  String ownerToken, Duration lockTtl, RateLimit limit) throws SQLException;
+                                  String ownerToken, Duration lockTtl, RateLimit limit, boolean lastCommittedIfHeld)
+            throws SQLException;
+
+    /** The statement's failure says the table does not exist. */
+    boolean isMissingTable(SQLException e);
+
+    /** The statement's failure says a column does not exist. */
+    boolean isMissingColumn(SQLException e);
 
     /** Completes the record, outside any transaction: true if it is completed with this owner's response. */
     boolean complete(Connection connection, int timeout, String recordKey, String ownerToken, byte[] response,

@@ -46,6 +46,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * the owner committing its record. Bounded: a row held longer is reported in progress.
      */
     private static final long[] ACQUIRE_PAUSES_MS = {0, 5, 25, 100, 250};
+    /**
+     * Counting attempts that meet a held row before it is answered as last committed: the two
+     * attempts of 0 and 5 ms wait out another request's statement (a storm of retries of one key).
+     */
+    private static final int HELD_COUNTING_ATTEMPTS = 2;
 
     private final StoreConnections connections;
     private final String table;
@@ -123,10 +128,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public java.util.Optional<String> missingFromTable() {
         return outside("read its columns", (connection, timeout) -> {
             Dialect known = dialect(connection);
-            if (!hasColumn(connection, "record_key")) {
+            String lacks = lacks(connection, known);
+            if ("table".equals(lacks)) {
                 return java.util.Optional.of("the table " + table + " does not exist: create it with " + known.ddl());
             }
-            if (!hasColumn(connection, "requests") || !hasColumn(connection, "window_ends_at")) {
+            if ("columns".equals(lacks)) {
                 return java.util.Optional.of("the table " + table + " lacks the rate limit's columns (requests,"
                         + " window_ends_at) this version writes: add them with " + known.addCountColumns());
             }
@@ -164,7 +170,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                                 statement.execute(ddl);
                             }
                         }
-                        if (!hasColumn(connection, "requests")) { // a table created before the rate limit's columns
+                        if ("columns".equals(lacks(connection, known))) { // made before the rate limit's columns
                             statement.execute(known.addCountColumns());
                         }
                     }
@@ -181,22 +187,23 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /** Whether the table has this column (as the database's metadata says, in either case). */
-    private boolean hasColumn(Connection connection, String column) throws SQLException {
-        int dot = table.indexOf('.');
-        String schema = dot < 0 ? null : table.substring(0, dot);
-        String name = table.substring(dot + 1);
-        java.sql.DatabaseMetaData metaData = connection.getMetaData();
-        for (String tableName : List.of(name, name.toLowerCase(java.util.Locale.ROOT), name.toUpperCase(java.util.Locale.ROOT))) {
-            try (java.sql.ResultSet columns = metaData.getColumns(null, schema, tableName, null)) {
-                while (columns.next()) {
-                    if (columns.getString("COLUMN_NAME").equalsIgnoreCase(column)) {
-                        return true;
-                    }
-                }
+    /**
+     * What the table lacks, asked of the table itself (resolved as every statement resolves it):
+     * {@code "table"}, {@code "columns"} (the rate limit's), or null if it has everything.
+     */
+    private String lacks(Connection connection, Dialect known) throws SQLException {
+        try (Statement probe = connection.createStatement()) {
+            probe.execute("SELECT record_key, requests, window_ends_at FROM " + table + " WHERE 1 = 0");
+            return null;
+        } catch (SQLException e) {
+            if (known.isMissingTable(e)) {
+                return "table";
             }
+            if (known.isMissingColumn(e)) {
+                return "columns";
+            }
+            throw e;
         }
-        return false;
     }
 
     /** The dialect, taken from the connection's metadata the first time. */
@@ -243,9 +250,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * Acquire that counts the request against the key's rate limit in the same round trip. The count
      * lives on the record's row, so that it outlives a release (from the first counted request on,
      * a release expires the row instead of deleting it, and the cleanup deletes it once its window
-     * ended too). The statement runs again only where it counted nothing (a row a transaction held,
-     * a conflict), and an acquire sent again after its reply was lost finds its own record, which is
-     * not counted again.
+     * ended too). The statement runs again only where it counted nothing (a row another request's
+     * statement or a transaction held, a conflict); from the third attempt on a row still held is
+     * answered as last committed, uncounted, and refused once its count reached the limit. An acquire
+     * sent again after its reply was lost finds its own record, which is not counted again.
      */
     @Override
     public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl,
@@ -257,9 +265,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 break;
             }
             AcquireResult result;
+            boolean lastCommittedIfHeld = attempt >= HELD_COUNTING_ATTEMPTS;
             try {
                 result = outside("acquire", (connection, timeout) -> dialect(connection).acquireCounting(connection,
-                        timeout, recordKey, fingerprint, ownerToken, lockTtl, limit));
+                        timeout, recordKey, fingerprint, ownerToken, lockTtl, limit, lastCommittedIfHeld));
             } catch (StoreUnavailableException e) {
                 if (attempt == ACQUIRE_PAUSES_MS.length || !(e.getCause() instanceof SQLException sql)
                         || dialect == null || !dialect.isConflict(sql)) {
@@ -277,6 +286,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean countsRequests() {
         return true;
+    }
+
+    /**
+     * Requests are counted (a rate limit is configured): from now on a release keeps the row, expired,
+     * for its count. Called at start-up; the first counted acquire also switches it on.
+     */
+    public void keepCountsOnRelease() {
+        countingRequests = true;
     }
 
     /** Sleeps, unless interrupted (then false, the interrupt kept). */

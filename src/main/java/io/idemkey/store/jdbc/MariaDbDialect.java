@@ -86,7 +86,7 @@ final class MariaDbDialect implements Dialect {
                 VALUES (?, FALSE, ?, ?, NULL, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, 1, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)
                 ON DUPLICATE KEY UPDATE
                   requests       = IF(@idemkey_same := (NOT completed AND owner_token = VALUE(owner_token)),
-                                      COALESCE(requests, 1),
+                                      IF(window_ends_at IS NULL OR window_ends_at <= UTC_TIMESTAMP(6), 1, COALESCE(requests, 1)),
                                       IF(window_ends_at IS NULL OR window_ends_at <= UTC_TIMESTAMP(6), 1, requests + 1)),
                   window_ends_at = IF(window_ends_at IS NULL OR window_ends_at <= UTC_TIMESTAMP(6), VALUE(window_ends_at),
                                       window_ends_at),
@@ -104,7 +104,8 @@ final class MariaDbDialect implements Dialect {
         this.lastCommitted = """
                 SET STATEMENT max_statement_time = %2$s FOR
                 SELECT expires_at <= UTC_TIMESTAMP(6) OR (NOT completed AND owner_token = ?), completed, fingerprint,
-                       IF(completed AND fingerprint = ?, response, NULL), TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at)
+                       IF(completed AND fingerprint = ?, response, NULL), TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at),
+                       COALESCE(requests, 0), COALESCE(TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), window_ends_at), 0)
                   FROM %1$s WHERE record_key = ?
                 """.formatted(table, "%1$d");
         // Assignments in order: response and expires_at decided on "completed" before it is set.
@@ -196,6 +197,16 @@ final class MariaDbDialect implements Dialect {
     }
 
     @Override
+    public boolean isMissingTable(SQLException e) {
+        return SqlStates.vendorCode(e) == 1146;
+    }
+
+    @Override
+    public boolean isMissingColumn(SQLException e) {
+        return SqlStates.vendorCode(e) == 1054;
+    }
+
+    @Override
     public AcquireResult acquire(Connection connection, int timeout, String recordKey, byte[] fingerprint,
                                  String ownerToken, Duration lockTtl) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(acquire.formatted(timeout))) {
@@ -223,12 +234,22 @@ final class MariaDbDialect implements Dialect {
     /** A row a transaction holds: what it was last committed as, read without waiting (null: run again). */
     private AcquireResult lastCommitted(Connection connection, int timeout, String recordKey, byte[] fingerprint,
                                         String ownerToken) throws SQLException {
+        return lastCommitted(connection, timeout, recordKey, fingerprint, ownerToken, null);
+    }
+
+    /** As above; with a rate limit, refused if the row's count already reached it. */
+    private AcquireResult lastCommitted(Connection connection, int timeout, String recordKey, byte[] fingerprint,
+                                        String ownerToken, RateLimit limit) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(lastCommitted.formatted(timeout))) {
             statement.setString(1, ownerToken);
             statement.setBytes(2, fingerprint);
             statement.setString(3, recordKey);
             try (ResultSet row = statement.executeQuery()) {
-                if (!row.next() || row.getBoolean(1)) {
+                boolean found = row.next();
+                if (found && limit != null && row.getLong(7) > 0 && row.getInt(6) >= limit.permits()) {
+                    return new AcquireResult.RateLimited(Duration.ofMillis(Math.max(1, (row.getLong(7) + 999) / 1000)));
+                }
+                if (!found || row.getBoolean(1)) {
                     return null; // being inserted, or expired and held (a cleanup's DELETE, its owner committing): again
                 }
                 return existing(row, fingerprint);
@@ -238,8 +259,8 @@ final class MariaDbDialect implements Dialect {
 
     @Override
     public AcquireResult acquireCounting(Connection connection, int timeout, String recordKey, byte[] fingerprint,
-                                         String ownerToken, Duration lockTtl, RateLimit limit)
-            throws SQLException {
+                                         String ownerToken, Duration lockTtl, RateLimit limit,
+                                         boolean lastCommittedIfHeld) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(acquireCounting.formatted(timeout))) {
             statement.setString(1, recordKey);
             statement.setBytes(2, fingerprint);
@@ -265,7 +286,10 @@ final class MariaDbDialect implements Dialect {
                 throw e;
             }
         }
-        return lastCommitted(connection, timeout, recordKey, fingerprint, ownerToken);
+        if (!lastCommittedIfHeld) {
+            return null; // another request's statement holds the row for a moment: counted when run again
+        }
+        return lastCommitted(connection, timeout, recordKey, fingerprint, ownerToken, limit);
     }
 
     /** A record this acquire did not take: columns 2-5 are completed, fingerprint, response (if the same request), µs left. */

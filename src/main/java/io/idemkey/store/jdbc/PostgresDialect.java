@@ -88,8 +88,8 @@ final class PostgresDialect implements Dialect {
         // An acquire of the same owner sent again (its reply lost) is not counted again.
         String same = "NOT r.completed AND r.owner_token = EXCLUDED.owner_token";
         String newWindow = "(r.window_ends_at IS NULL OR r.window_ends_at <= now())";
-        String counted = "CASE WHEN (%s) THEN COALESCE(r.requests, 1) WHEN %s THEN 1 ELSE r.requests + 1 END"
-                .formatted(same, newWindow);
+        String counted = "CASE WHEN %s THEN 1 WHEN (%s) THEN COALESCE(r.requests, 1) ELSE r.requests + 1 END"
+                .formatted(newWindow, same);
         String take = "((r.expires_at <= now() OR (%s)) AND %s <= (SELECT lim FROM p))".formatted(same, counted);
         this.acquireCounting = """
                 WITH p AS (
@@ -118,11 +118,13 @@ final class PostgresDialect implements Dialect {
                 )
                 SELECT * FROM upserted
                 """.formatted(table, counted, newWindow, take);
-        // The row as last committed, without a lock: for a row a transaction holds.
+        // The row as last committed, without a lock: for a row a transaction holds; its count and the
+        // time left in its window too.
         this.lastCommitted = """
                 SELECT r.expires_at <= now() OR (NOT r.completed AND r.owner_token = ?), r.completed, r.fingerprint,
                        CASE WHEN r.completed AND r.fingerprint = ? THEN r.response END,
-                       CEIL(EXTRACT(EPOCH FROM (r.expires_at - now())) * 1000)::BIGINT
+                       CEIL(EXTRACT(EPOCH FROM (r.expires_at - now())) * 1000)::BIGINT,
+                       COALESCE(r.requests, 0), COALESCE(CEIL(EXTRACT(EPOCH FROM (r.window_ends_at - now())) * 1000)::BIGINT, 0)
                   FROM %1$s r WHERE r.record_key = ?
                 """.formatted(table);
         // statement_timestamp(), not now(): inside a transaction now() is when the transaction began,
@@ -264,8 +266,8 @@ final class PostgresDialect implements Dialect {
 
     @Override
     public AcquireResult acquireCounting(Connection connection, int timeout, String recordKey, byte[] fingerprint,
-                                         String ownerToken, Duration lockTtl, RateLimit limit)
-            throws SQLException {
+                                         String ownerToken, Duration lockTtl, RateLimit limit,
+                                         boolean lastCommittedIfHeld) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(acquireCounting)) {
             statement.setQueryTimeout(timeout);
             statement.setString(1, recordKey);
@@ -289,17 +291,24 @@ final class PostgresDialect implements Dialect {
                 throw e;
             }
         }
-        // A transaction holds the row (its owner committing): what it was last committed as, uncounted.
+        if (!lastCommittedIfHeld) {
+            return null; // another request's statement holds the row for a moment: counted when run again
+        }
+        // Held still (its owner's transaction committing, or a storm of requests): what it was last
+        // committed as, uncounted, and refused if its count already reached the limit.
         try (PreparedStatement statement = connection.prepareStatement(lastCommitted)) {
             statement.setQueryTimeout(timeout);
             statement.setString(1, ownerToken);
             statement.setBytes(2, fingerprint);
             statement.setString(3, recordKey);
             try (ResultSet row = statement.executeQuery()) {
-                if (!row.next() || row.getBoolean(1)) {
+                if (!row.next()) {
                     return null;
                 }
-                return existing(row, fingerprint);
+                if (row.getLong(7) > 0 && row.getInt(6) >= limit.permits()) {
+                    return new AcquireResult.RateLimited(Duration.ofMillis(row.getLong(7)));
+                }
+                return row.getBoolean(1) ? null : existing(row, fingerprint);
             }
         }
     }
@@ -433,6 +442,16 @@ final class PostgresDialect implements Dialect {
                 || state.startsWith("40")  // serialization failure, deadlock
                 || state.equals("55P03")   // lock not available
                 || state.equals("25006");  // read-only transaction: a standby, during a failover
+    }
+
+    @Override
+    public boolean isMissingTable(SQLException e) {
+        return SqlStates.of(e).equals("42P01");
+    }
+
+    @Override
+    public boolean isMissingColumn(SQLException e) {
+        return SqlStates.of(e).equals("42703");
     }
 
     /** Two creators at once: "IF NOT EXISTS" does not stop one from colliding with the other's uncommitted catalog rows. */
