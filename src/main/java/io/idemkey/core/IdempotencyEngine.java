@@ -58,6 +58,15 @@ public final class IdempotencyEngine {
     private final RequestWindows seenHere = new RequestWindows(100_000);
     /** The executions holding a lease: one periodic task renews those that are due (no task per request). */
     private final Set<Execution> leases = ConcurrentHashMap.newKeySet();
+    private final Duration leaseTick;
+    /**
+     * The lease ticker runs only while leases are held: an idle application has no background work
+     * (WildFly refuses to run a scheduled task while its container is suspended, before it stops,
+     * and logs every refused run as an ERROR). Started by the first lease, it stops itself when
+     * none is left.
+     */
+    private final Object tickerLock = new Object();
+    private volatile Scheduler.Task ticker;
     /** Renewal calls the ticker may hand to the scheduler. */
     private final Semaphore renewalCallsHandedOut = new Semaphore(RENEWAL_CALLS);
 
@@ -76,11 +85,47 @@ public final class IdempotencyEngine {
             throw new IllegalArgumentException("a rate limit needs a store that counts requests; " + store + " does not");
         }
         metrics.exporter().inFlight(leases::size);
-        scheduler.everyInterval(builder.leaseTick, this::renewDueLeases);
+        this.leaseTick = builder.leaseTick;
     }
 
     void holdLease(Execution execution) {
         leases.add(execution);
+        if (ticker == null) {
+            startTicker();
+        }
+    }
+
+    private void startTicker() {
+        synchronized (tickerLock) {
+            if (ticker == null) {
+                try {
+                    ticker = scheduler.everyInterval(leaseTick, this::tick);
+                } catch (RuntimeException rejected) { // the executor is shutting down: the lease runs out
+                    LOG.log(Level.FINE, "The lease ticker could not be scheduled", rejected);
+                }
+            }
+        }
+    }
+
+    /** Whether the lease ticker is scheduled (only while leases are held). */
+    boolean tickerRunning() {
+        return ticker != null;
+    }
+
+    private void tick() {
+        if (!leases.isEmpty()) {
+            renewDueLeases();
+            return;
+        }
+        synchronized (tickerLock) {
+            if (leases.isEmpty() && ticker != null) {
+                ticker.cancel();
+                ticker = null;
+            }
+        }
+        if (!leases.isEmpty()) { // held while it stopped: that lease's holder saw the ticker still running
+            startTicker();
+        }
     }
 
     void dropLease(Execution execution) {
