@@ -62,8 +62,8 @@ public final class IdempotencyEngine {
     /**
      * The lease ticker runs only while leases are held: an idle application has no background work
      * (WildFly refuses to run a scheduled task while its container is suspended, before it stops,
-     * and logs every refused run as an ERROR). Started by the first lease, it stops itself when
-     * none is left.
+     * and logs every refused run as an ERROR). Started by the first lease, stopped when the last
+     * one is dropped.
      */
     private final Object tickerLock = new Object();
     private volatile Scheduler.Task ticker;
@@ -107,34 +107,41 @@ public final class IdempotencyEngine {
         }
     }
 
-    /** Whether the lease ticker is scheduled (only while leases are held). */
-    boolean tickerRunning() {
-        return ticker != null;
+    private void tick() {
+        if (leases.isEmpty()) {
+            stopTickerIfIdle(); // a backstop: the last lease dropped stops it
+        } else {
+            renewDueLeases();
+        }
     }
 
-    private void tick() {
-        if (!leases.isEmpty()) {
-            renewDueLeases();
-            return;
+    void dropLease(Execution execution) {
+        leases.remove(execution);
+        if (leases.isEmpty()) {
+            stopTickerIfIdle();
         }
+    }
+
+    /** How many executions hold a lease right now. */
+    int leasesHeld() {
+        return leases.size();
+    }
+
+    /**
+     * Stops the ticker while no lease is held (at once, not at its next run: a suspended WildFly
+     * refuses that run, and every later one). A lease held meanwhile, whose holder still saw the
+     * ticker scheduled, starts it again.
+     */
+    private void stopTickerIfIdle() {
         synchronized (tickerLock) {
             if (leases.isEmpty() && ticker != null) {
                 ticker.cancel();
                 ticker = null;
             }
         }
-        if (!leases.isEmpty()) { // held while it stopped: that lease's holder saw the ticker still running
+        if (!leases.isEmpty() && ticker == null) {
             startTicker();
         }
-    }
-
-    void dropLease(Execution execution) {
-        leases.remove(execution);
-    }
-
-    /** How many executions hold a lease right now. */
-    int leasesHeld() {
-        return leases.size();
     }
 
     /**
