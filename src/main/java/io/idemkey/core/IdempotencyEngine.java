@@ -59,6 +59,15 @@ public final class IdempotencyEngine {
     private final RequestWindows seenHere = new RequestWindows(100_000);
     /** The executions holding a lease: one periodic task renews those that are due (no task per request). */
     private final Set<Execution> leases = ConcurrentHashMap.newKeySet();
+    private final Duration leaseTick;
+    /**
+     * The lease ticker runs only while leases are held: an idle application has no background work
+     * (WildFly refuses to run a scheduled task while its container is suspended, before it stops,
+     * and logs every refused run as an ERROR). Started by the first lease, stopped when the last
+     * one is dropped.
+     */
+    private final Object tickerLock = new Object();
+    private volatile Scheduler.Task ticker;
     /** Renewal calls the ticker may hand to the scheduler. */
     private final Semaphore renewalCallsHandedOut = new Semaphore(RENEWAL_CALLS);
 
@@ -78,20 +87,63 @@ public final class IdempotencyEngine {
             throw new IllegalArgumentException("a rate limit needs a store that counts requests; " + store + " does not");
         }
         metrics.exporter().inFlight(leases::size);
-        scheduler.everyInterval(builder.leaseTick, this::renewDueLeases);
+        this.leaseTick = builder.leaseTick;
     }
 
     void holdLease(Execution execution) {
         leases.add(execution);
+        if (ticker == null) {
+            startTicker();
+        }
+    }
+
+    private void startTicker() {
+        synchronized (tickerLock) {
+            if (ticker == null) {
+                try {
+                    ticker = scheduler.everyInterval(leaseTick, this::tick);
+                } catch (RuntimeException rejected) { // the executor is shutting down: the lease runs out
+                    LOG.log(Level.FINE, "The lease ticker could not be scheduled", rejected);
+                }
+            }
+        }
+    }
+
+    private void tick() {
+        if (leases.isEmpty()) {
+            stopTickerIfIdle(); // a backstop: the last lease dropped stops it
+        } else {
+            renewDueLeases();
+        }
     }
 
     void dropLease(Execution execution) {
         leases.remove(execution);
+        if (leases.isEmpty()) {
+            stopTickerIfIdle();
+        }
     }
 
     /** How many executions hold a lease right now. */
     int leasesHeld() {
         return leases.size();
+    }
+
+    /**
+     * Stops the ticker while no lease is held (at once, not at its next run: a suspended WildFly
+     * refuses that run, and every later one). A lease held meanwhile, whose holder still saw the
+     * ticker scheduled, starts it again.
+     */
+    private void stopTickerIfIdle() {
+        synchronized (tickerLock) {
+            if (leases.isEmpty() && ticker != null) {
+                ticker.cancel();
+                ticker = null;
+            }
+        }
+        if (!leases.isEmpty() && ticker == null) {
+            startTicker();
+        }
     }
 
     /**

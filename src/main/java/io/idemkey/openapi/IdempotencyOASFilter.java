@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.logging.Logger;
 
 /**
  * Documents every operation Idemkey guards in the application's OpenAPI document: the
@@ -42,8 +43,25 @@ public class IdempotencyOASFilter implements OASFilter {
     static final String PROBLEM_SCHEMA = "IdempotencyProblem";
     static final String EXTENSION = "x-idempotency";
 
+    private static final Logger LOG = Logger.getLogger(IdempotencyOASFilter.class.getName());
+    private static volatile boolean linkageReported;
+
     @Override
     public void filterOpenAPI(OpenAPI openAPI) {
+        try {
+            documentGuardedOperations(openAPI);
+        } catch (LinkageError e) {
+            // a MicroProfile OpenAPI whose models differ from the ones Idemkey knows: the application's
+            // document must come out whole, with or without Idemkey's additions
+            if (!linkageReported) {
+                linkageReported = true;
+                LOG.warning("Idemkey: guarded operations are not documented in /openapi: this server's MicroProfile"
+                        + " OpenAPI is not one Idemkey supports (3.x, 4.x): " + e);
+            }
+        }
+    }
+
+    private void documentGuardedOperations(OpenAPI openAPI) {
         Optional<IdempotencyExtension> extension = IdempotencyExtension.current();
         if (extension.isEmpty() || extension.get().settings().isEmpty() || openAPI.getPaths() == null
                 || openAPI.getPaths().getPathItems() == null) {
@@ -137,7 +155,7 @@ public class IdempotencyOASFilter implements OASFilter {
                             + " token of 1 to " + settings.maxKeyLength() + " visible ASCII characters"
                             + " (draft-ietf-httpapi-idempotency-key-header)."
                             + (endpoint.policy().required() ? "" : " Without it the request runs unprotected."))
-                    .schema(OASFactory.createSchema().type(Schema.SchemaType.STRING).minLength(1)
+                    .schema(SchemaTypes.typed(OASFactory.createSchema(), Schema.SchemaType.STRING).minLength(1)
                             .maxLength(settings.maxKeyLength() + 2))
                     .example("\"8e03978e-40d5-43e8-bc93-6894a57f9324\""));
         }
@@ -159,7 +177,7 @@ public class IdempotencyOASFilter implements OASFilter {
         Header replayed = OASFactory.createHeader()
                 .description("true when this is the recorded response of an earlier request with the same "
                         + settings.header() + " (kept " + ttlHours + " hours), replayed without running the operation again")
-                .schema(OASFactory.createSchema().type(Schema.SchemaType.STRING).enumeration(List.of("true")));
+                .schema(SchemaTypes.typed(OASFactory.createSchema(), Schema.SchemaType.STRING).enumeration(List.of("true")));
         if (responses.getAPIResponses() != null) {
             for (Map.Entry<String, APIResponse> response : responses.getAPIResponses().entrySet()) {
                 if (response.getKey().startsWith("2") || response.getKey().startsWith("4") || response.getKey().equals("default")) {
@@ -190,7 +208,7 @@ public class IdempotencyOASFilter implements OASFilter {
         APIResponse response = OASFactory.createAPIResponse().description(description).content(content);
         if (retryAfter) {
             response.addHeader("Retry-After", OASFactory.createHeader().description("Seconds to wait before retrying")
-                    .schema(OASFactory.createSchema().type(Schema.SchemaType.INTEGER).minimum(BigDecimal.ONE)));
+                    .schema(SchemaTypes.typed(OASFactory.createSchema(), Schema.SchemaType.INTEGER).minimum(BigDecimal.ONE)));
         }
         responses.addAPIResponse(status, response);
     }
@@ -204,14 +222,14 @@ public class IdempotencyOASFilter implements OASFilter {
         if (components.getSchemas() != null && components.getSchemas().containsKey(PROBLEM_SCHEMA)) {
             return;
         }
-        components.addSchema(PROBLEM_SCHEMA, OASFactory.createSchema().type(Schema.SchemaType.OBJECT)
+        components.addSchema(PROBLEM_SCHEMA, SchemaTypes.typed(OASFactory.createSchema(), Schema.SchemaType.OBJECT)
                 .description("An RFC 9457 problem answered by Idemkey; type is one of"
                         + " https://idemkey.io/problems/{key-missing, key-invalid, key-reused, request-in-progress,"
                         + " request-too-large, rate-limited, store-unavailable}")
-                .addProperty("type", OASFactory.createSchema().type(Schema.SchemaType.STRING).format("uri"))
-                .addProperty("title", OASFactory.createSchema().type(Schema.SchemaType.STRING))
-                .addProperty("status", OASFactory.createSchema().type(Schema.SchemaType.INTEGER))
-                .addProperty("detail", OASFactory.createSchema().type(Schema.SchemaType.STRING)));
+                .addProperty("type", SchemaTypes.typed(OASFactory.createSchema(), Schema.SchemaType.STRING).format("uri"))
+                .addProperty("title", SchemaTypes.typed(OASFactory.createSchema(), Schema.SchemaType.STRING))
+                .addProperty("status", SchemaTypes.typed(OASFactory.createSchema(), Schema.SchemaType.INTEGER))
+                .addProperty("detail", SchemaTypes.typed(OASFactory.createSchema(), Schema.SchemaType.STRING)));
     }
 
 }

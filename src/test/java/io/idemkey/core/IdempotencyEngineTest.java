@@ -57,8 +57,6 @@ class IdempotencyEngineTest {
     /** Held strongly: the JDK keeps loggers weakly, and a collected logger would lose its handler. */
     private static final Logger CORE_LOG = Logger.getLogger("io.idemkey.core");
 
-    /** Engines built on the shared scheduler: each runs one lease ticker, the only task it keeps. */
-    private int engines;
     private final ManualClock clock = new ManualClock();
     private final ManualScheduler scheduler = new ManualScheduler(clock);
     private final InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore(clock);
@@ -105,9 +103,6 @@ class IdempotencyEngineTest {
 
     private IdempotencyEngine.Builder engineBuilder(IdempotencyStore store, ManualScheduler scheduler,
                                                     IdempotencyMetrics metrics) {
-        if (scheduler == this.scheduler) {
-            engines++;
-        }
         return IdempotencyEngine.builder(store, scheduler)
                 .clock(clock)
                 .metrics(metrics)
@@ -328,9 +323,42 @@ class IdempotencyEngineTest {
         assertEquals(1, engine.leasesHeld());
         execution.complete(CREATED);
         assertEquals(0, engine.leasesHeld());
-        assertEquals(engines, scheduler.activeTasks(), "no task per request, none left behind");
         scheduler.advance(Duration.ofMinutes(5));
         assertEquals(0, store.renewals.get());
+        assertEquals(0, scheduler.activeTasks(), "no task per request, none left behind");
+    }
+
+    @Test
+    void anIdleEngineSchedulesNothingTheLeaseTickerRunsOnlyWhileLeasesAreHeld() {
+        // WildFly refuses every scheduled run while its container is suspended (before it stops) and logs
+        // each refusal as an ERROR: an idle application must have nothing scheduled
+        assertEquals(0, scheduler.activeTasks(), "nothing scheduled before the first request");
+        IdempotencyEngine other = engineBuilder(store, scheduler, metrics).build();
+        Execution first = proceed();
+        Execution second = running(other, "second-record");
+        assertEquals(2, scheduler.activeTasks(), "one ticker per engine holding leases");
+        first.complete(CREATED);
+        assertEquals(1, scheduler.activeTasks(), "the idle engine's ticker stopped with its last lease, not a tick later");
+        scheduler.advance(LOCK_TTL.multipliedBy(3));
+        assertTrue(second.isRunning());
+        assertInstanceOf(Decision.Conflict.class, other.begin("second-record", "second", FINGERPRINT, POLICY, ENDPOINT),
+                "the other engine's lease is still renewed");
+        second.complete(CREATED);
+        assertEquals(0, scheduler.activeTasks());
+
+        running(engine, "third-record");
+        int renewals = store.renewals.get();
+        scheduler.advance(LOCK_TTL.multipliedBy(2));
+        assertTrue(store.renewals.get() >= renewals + 4, "the next lease starts the ticker again");
+        assertInstanceOf(Decision.Conflict.class, engine.begin("third-record", "third", FINGERPRINT, POLICY, ENDPOINT));
+    }
+
+    private static Execution running(IdempotencyEngine engine, String recordKey) {
+        Execution execution = assertInstanceOf(Decision.Proceed.class,
+                engine.begin(recordKey, recordKey, FINGERPRINT, POLICY, ENDPOINT)).execution();
+        execution.markStarted();
+        execution.workBegins();
+        return execution;
     }
 
     @Test
@@ -522,7 +550,7 @@ class IdempotencyEngineTest {
         int completes = store.completes.get();
         scheduler.advance(Duration.ofMinutes(5));
         assertEquals(completes, store.completes.get(), "the retry stopped once it succeeded");
-        assertEquals(engines, scheduler.activeTasks(), "no retry left behind");
+        assertEquals(0, scheduler.activeTasks(), "no retry left behind");
     }
 
     @Test
@@ -538,7 +566,7 @@ class IdempotencyEngineTest {
         assertEquals(1, metrics.get(Event.NOT_RECORDED));
         assertWarned("complete-failed");
         assertWarned("complete-abandoned");
-        assertEquals(engines, scheduler.activeTasks(), "no retry left behind");
+        assertEquals(0, scheduler.activeTasks(), "no retry left behind");
         assertInstanceOf(Decision.Proceed.class, begin(), "the record expired by itself: a retry runs again");
     }
 
@@ -823,7 +851,7 @@ class IdempotencyEngineTest {
         execution.complete(CREATED);
         scheduler.advance(Duration.ofSeconds(5));
         assertEquals(CREATED, assertInstanceOf(Decision.Replay.class, begin(onLossy, FINGERPRINT, POLICY)).response());
-        assertEquals(engines, scheduler.activeTasks(), "no retry left behind");
+        assertEquals(0, scheduler.activeTasks(), "no retry left behind");
     }
 
     @Test

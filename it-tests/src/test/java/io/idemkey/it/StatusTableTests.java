@@ -355,7 +355,14 @@ abstract class StatusTableTests {
         String key = Http.newKey();
         String head = "POST {path}guarded/echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                 + "Idempotency-Key: " + key + "\r\nContent-Length: 3000000000\r\nConnection: close\r\n\r\n";
-        assertEquals(413, http.rawStatus(head, "{}".getBytes()));
+        Http.RawResponse response = http.raw(head, "{}".getBytes());
+        if ("wildfly".equals(System.getProperty("idemkey.server"))) {
+            // Undertow refuses a length beyond 2^31-1 itself, before any application code runs
+            assertEquals(400, response.status(), response.head());
+            assertFalse(response.isProblem(), "the server's answer, not Idemkey's: " + response.body());
+        } else {
+            assertEquals(413, response.status());
+        }
         assertEquals(0, http.executions(key));
     }
 
