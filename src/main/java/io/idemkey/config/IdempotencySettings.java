@@ -48,13 +48,15 @@ import javax.net.ssl.TrustManagerFactory;
  * @param memoryMaxRecords      the bound of the in-memory store
  * @param replayCacheBytes      the body bytes of completed records kept in memory for replays (0: off)
  * @param rateLimitPerKey       at most so many requests per key and caller in a window; null: no limit
+ * @param protection            encryption of records and hashing of store keys ({@code idempotency.encryption.*})
  */
 public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, JdbcStoreOptions jdbc, String keyPrefix,
                                   String header,
                                   String replayedHeader, int maxKeyLength, boolean failOpen, Set<String> methods,
                                   Scope scope, int maxRequestBytes, int maxResponseBytes, Set<String> replayHeaders,
                                   Duration unavailableRetryAfter, Duration conflictRetryAfterMax,
-                                  int memoryMaxRecords, long replayCacheBytes, RateLimit rateLimitPerKey) {
+                                  int memoryMaxRecords, long replayCacheBytes, RateLimit rateLimitPerKey,
+                                  StoredDataProtection protection) {
 
     /** Property names, in one place. */
     public static final String STORE = "idempotency.store";
@@ -153,8 +155,9 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
             }
             replayHeaders.add(name);
         }
+        String keyPrefix = keyPrefix(config.get(KEY_PREFIX).orElse("idempotency:"));
         return new IdempotencySettings(store, redis, jdbc,
-                keyPrefix(config.get(KEY_PREFIX).orElse("idempotency:")),
+                keyPrefix,
                 header, replayedHeader,
                 integer(config, MAX_KEY_LENGTH, 255, 1, 1024),
                 failOpen, methods,
@@ -166,7 +169,8 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
                 Duration.ofSeconds(integer(config, CONFLICT_RETRY_AFTER_MAX, 5, 1, 3600)),
                 integer(config, MEMORY_MAX_RECORDS, 100_000, 1, 100_000_000),
                 integer(config, REPLAY_CACHE_BYTES, 16 << 20, 0, Integer.MAX_VALUE),
-                config.get(RATE_LIMIT_PER_KEY).map(IdempotencySettings::rateLimit).orElse(null));
+                config.get(RATE_LIMIT_PER_KEY).map(IdempotencySettings::rateLimit).orElse(null),
+                StoredDataProtection.from(config, keyPrefix));
     }
 
     private static final Pattern HASH_TAGGED = Pattern.compile("[^{}]*\\{[^{}]+}[^{}]*");
@@ -369,6 +373,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
         return "IdempotencySettings[store=" + store + (redis != null ? ", redis=" + redis.description() : "")
                 + (jdbc != null ? ", jdbc=" + jdbc.dataSource() + "/" + jdbc.table() : "")
                 + ", keyPrefix=" + keyPrefix + ", header=" + header + ", failOpen=" + failOpen + ", methods=" + methods
-                + ", scope=" + scope + (rateLimitPerKey == null ? "" : ", rateLimit=" + rateLimitPerKey) + "]";
+                + ", scope=" + scope + (rateLimitPerKey == null ? "" : ", rateLimit=" + rateLimitPerKey)
+                + (protection == StoredDataProtection.NONE ? "" : ", " + protection) + "]";
     }
 }

@@ -46,6 +46,8 @@ public final class Execution {
     private final String recordKey;
     private final String ownerToken;
     private final String key;
+    /** The key as the decision log shows it (a short hash with hashed identifiers). */
+    private final String shownKey;
     private final byte[] fingerprint;
     private final ReplayCache replayCache;
     private final String endpoint;
@@ -65,7 +67,7 @@ public final class Execution {
     private volatile boolean renewalOnItsWay;
     private final IdempotencyEngine engine;
 
-    Execution(IdempotencyEngine engine, String recordKey, String ownerToken, String key, byte[] fingerprint,
+    Execution(IdempotencyEngine engine, String recordKey, String ownerToken, String key, String shownKey, byte[] fingerprint,
               String endpoint, IdempotencyPolicy policy, Instant acquiredAt) {
         this.store = engine.store();
         this.engine = engine;
@@ -76,6 +78,7 @@ public final class Execution {
         this.recordKey = recordKey;
         this.ownerToken = ownerToken;
         this.key = key;
+        this.shownKey = shownKey;
         this.fingerprint = fingerprint;
         this.replayCache = engine.replayCache();
         this.endpoint = endpoint;
@@ -153,6 +156,11 @@ public final class Execution {
     /** The client's key, unquoted. */
     public String key() {
         return key;
+    }
+
+    /** The key as logs may show it: the key, or a short hash of it with hashed identifiers. */
+    public String shownKey() {
+        return shownKey;
     }
 
     /** The endpoint label, such as {@code POST /orders}. */
@@ -243,7 +251,7 @@ public final class Execution {
     private byte[] encode(StoredResponse response) {
         byte[] encoded;
         try {
-            encoded = StoredResponseCodec.encode(response);
+            encoded = engine.codec().encode(recordKey, response);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("the response cannot be recorded: " + e.getMessage(), e);
         }
@@ -415,7 +423,7 @@ public final class Execution {
 
     private void log(Level level, String decision, String details) {
         if (LOG.isLoggable(level)) {
-            LOG.log(level, IdempotencyEngine.logLine(decision, endpoint, key, details));
+            LOG.log(level, IdempotencyEngine.logLine(decision, endpoint, shownKey, details));
         }
     }
 }

@@ -51,6 +51,10 @@ public final class IdempotencyEngine {
     private final int maxStoredResponseBytes;
     private final ReplayCache replayCache;
     private final RateLimit rateLimit;
+    private final RecordCodec codec;
+    private final RecordIdentifiers identifiers;
+    /** Whether records written before encryption and hashing were turned on are still looked for. */
+    private final boolean legacyRecords;
     /**
      * Replays answered from the cache never reach the store, so this instance counts every request it
      * sees per key as well (those the store counts too) and judges cached replays by that count.
@@ -72,6 +76,9 @@ public final class IdempotencyEngine {
         this.maxStoredResponseBytes = builder.maxStoredResponseBytes;
         this.replayCache = new ReplayCache(builder.replayCacheBytes);
         this.rateLimit = builder.rateLimit;
+        this.codec = builder.codec;
+        this.identifiers = builder.identifiers;
+        this.legacyRecords = builder.codec.readsUnencrypted();
         if (rateLimit != null && !store.countsRequests()) {
             throw new IllegalArgumentException("a rate limit needs a store that counts requests; " + store + " does not");
         }
@@ -177,6 +184,10 @@ public final class IdempotencyEngine {
     public Decision begin(String recordKey, String key, byte[] requestFingerprint, IdempotencyPolicy policy,
                           String endpoint) {
         byte[] fingerprint = stored(requestFingerprint);
+        String clientKey = key;
+        String plainKey = recordKey;
+        recordKey = identifiers.storeKey(recordKey);
+        key = identifiers.shownKey(clientKey, recordKey);
         ReplayCache.Hit cached = replayCache.get(recordKey, fingerprint, clock.instant());
         if (cached != null) {
             Optional<Duration> beyondLimit = rateLimit == null ? Optional.empty()
@@ -189,6 +200,67 @@ public final class IdempotencyEngine {
         if (rateLimit != null && replayCache.enabled()) {
             seenHere.count(recordKey, rateLimit, clock.instant()); // the store judges this one
         }
+        if (legacyRecords && identifiers.hashes()) {
+            return beginBesideLegacyRecord(plainKey, recordKey, clientKey, key, fingerprint, policy, endpoint);
+        }
+        return acquire(recordKey, clientKey, key, fingerprint, policy, endpoint);
+    }
+
+    /**
+     * While {@code idempotency.encryption.read-unencrypted} is on, a record may still sit under its
+     * plain key, written before identifiers were hashed: that one answers first (replay, 409, 422);
+     * when there is none, this request holds the plain key while it takes the hashed one, so a server
+     * still on the old settings sees it in progress, then lets it go. Two round trips more per new
+     * request, for the migration window only (docs/security.md).
+     */
+    private Decision beginBesideLegacyRecord(String plainKey, String recordKey, String clientKey, String key,
+                                             byte[] fingerprint,
+                                             IdempotencyPolicy policy, String endpoint) {
+        String legacyToken = newOwnerToken();
+        AcquireResult legacy;
+        try {
+            legacy = store.acquire(plainKey, fingerprint, legacyToken, policy.lockTtl());
+        } catch (StoreUnavailableException e) {
+            return storeFailed(e, policy, endpoint, key);
+        } catch (RuntimeException e) {
+            return storeBroken(e, endpoint, key);
+        }
+        if (legacy instanceof AcquireResult.Completed completed) {
+            return replayStored(plainKey, completed, endpoint, key);
+        }
+        if (legacy instanceof AcquireResult.Mismatch) {
+            return mismatch(endpoint, key);
+        }
+        if (legacy instanceof AcquireResult.InProgress inProgress) {
+            metrics.count(Event.CONFLICT, endpoint);
+            return new Decision.Conflict(conflictRetryAfter(inProgress.remainingLease()));
+        }
+        try {
+            return acquire(recordKey, clientKey, key, fingerprint, policy, endpoint);
+        } finally {
+            try {
+                store.release(plainKey, legacyToken);
+            } catch (RuntimeException e) {
+                log(Level.WARNING, "legacy-release-failed", endpoint, key,
+                        "error=\"" + e + "\" consequence=\"409 for this key until the lock TTL ends\"");
+            }
+        }
+    }
+
+    private Decision replayStored(String recordKey, AcquireResult.Completed completed, String endpoint, String key) {
+        StoredResponse response;
+        try {
+            response = codec.decode(recordKey, completed.response());
+        } catch (UnreadableRecordException e) {
+            return unreadable(e, endpoint, key);
+        } catch (IllegalArgumentException e) {
+            return storeBroken(e, endpoint, key);
+        }
+        return replay(response, endpoint, key, false);
+    }
+
+    private Decision acquire(String recordKey, String clientKey, String key, byte[] fingerprint, IdempotencyPolicy policy,
+                             String endpoint) {
         boolean counted = false; // a retry that waits for an in-flight request counts once
         Instant waitUntil = clock.instant().plus(policy.inFlightWait());
         Duration poll = FIRST_POLL;
@@ -206,7 +278,8 @@ public final class IdempotencyEngine {
                 return storeBroken(e, endpoint, key);
             }
             if (result instanceof AcquireResult.Acquired) {
-                Execution execution = new Execution(this, recordKey, ownerToken, key, fingerprint, endpoint, policy, attemptAt);
+                Execution execution = new Execution(this, recordKey, ownerToken, clientKey, key, fingerprint, endpoint, policy,
+                        attemptAt);
                 execution.startRenewing(attemptAt);
                 metrics.count(Event.ACQUIRED, endpoint);
                 log(Level.FINE, "acquired", endpoint, key, "");
@@ -215,7 +288,9 @@ public final class IdempotencyEngine {
             if (result instanceof AcquireResult.Completed completed) {
                 StoredResponse response;
                 try {
-                    response = StoredResponseCodec.decode(completed.response());
+                    response = codec.decode(recordKey, completed.response());
+                } catch (UnreadableRecordException e) {
+                    return unreadable(e, endpoint, key);
                 } catch (IllegalArgumentException e) {
                     return storeBroken(e, endpoint, key);
                 }
@@ -297,6 +372,16 @@ public final class IdempotencyEngine {
         return new Decision.Unavailable(unavailableRetryAfter);
     }
 
+    /**
+     * A completed record the configured keys cannot read: never replayed, never run again; 503 until
+     * its key is configured again or it expires (see docs/security.md).
+     */
+    private Decision unreadable(UnreadableRecordException e, String endpoint, String key) {
+        metrics.count(Event.STORE_ERROR, endpoint);
+        LOG.log(Level.SEVERE, logLine("record-unreadable", endpoint, key, "error=\"" + e.getMessage() + "\""));
+        return new Decision.Unavailable(unavailableRetryAfter);
+    }
+
     private boolean pause(Duration duration) {
         try {
             sleeper.sleep(duration);
@@ -331,6 +416,10 @@ public final class IdempotencyEngine {
 
     int maxStoredResponseBytes() {
         return maxStoredResponseBytes;
+    }
+
+    RecordCodec codec() {
+        return codec;
     }
 
     ReplayCache replayCache() {
@@ -368,6 +457,20 @@ public final class IdempotencyEngine {
         private long replayCacheBytes = 16L << 20;
         private Duration leaseTick = Duration.ofMillis(100);
         private RateLimit rateLimit;
+        private RecordCodec codec = RecordCodec.PLAIN;
+        private RecordIdentifiers identifiers = RecordIdentifiers.PLAIN;
+
+        /** How records are encoded for the store: plain (default) or encrypted. */
+        public Builder codec(RecordCodec codec) {
+            this.codec = Objects.requireNonNull(codec);
+            return this;
+        }
+
+        /** What the store's keys hold: the record keys (default) or their HMAC. */
+        public Builder identifiers(RecordIdentifiers identifiers) {
+            this.identifiers = Objects.requireNonNull(identifiers);
+            return this;
+        }
 
         private Builder(IdempotencyStore store, Scheduler scheduler) {
             this.store = store;
