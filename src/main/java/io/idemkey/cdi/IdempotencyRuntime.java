@@ -121,7 +121,15 @@ public class IdempotencyRuntime {
                 .replayCacheBytes(settings.replayCacheBytes())
                 .rateLimit(settings.rateLimit().orElse(null))
                 .logFormat(settings.logFormat())
+                .codec(settings.protection().codec())
+                .identifiers(settings.protection().identifiers())
                 .build();
+        if (settings.protection().identifiers().hashes() && !settings.protection().codec().readsUnencrypted()) {
+            LOG.warning("Idemkey keeps records under hashed keys" + (settings.protection().codec().encrypts() ? ", encrypted" : "")
+                    + ": records written before that was turned on are not looked for, so a retry of such a request runs"
+                    + " again. When turning it on over a store that holds records, set"
+                    + " idempotency.encryption.read-unencrypted=true for ttlHours (docs/security.md).");
+        }
         if (store instanceof RedisIdempotencyStore redis) {
             redis.whenNotReplicated(() -> engine.metrics().count(IdempotencyMetrics.Event.NOT_REPLICATED, "redis"));
         }

@@ -102,7 +102,7 @@ final class TransactionalStoreCalls implements IdempotentCalls.StoreCalls {
         if (transactions.active()) {
             transactions.afterCompletion(committed -> {
                 if (committed) {
-                    LOG.warning(() -> "Idemkey: the call with the key '" + execution.key() + "' in " + execution.endpoint()
+                    LOG.warning(() -> "Idemkey: the call with the key '" + execution.shownKey() + "' in " + execution.endpoint()
                             + " failed (" + reason + ") but its transaction committed: its effects are kept, and a later"
                             + " call with the key runs again. Roll the transaction back on that exception (rollbackOn),"
                             + " or list it in recordedExceptions if it is an outcome.");

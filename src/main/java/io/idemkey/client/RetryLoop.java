@@ -135,7 +135,7 @@ final class RetryLoop {
                     if (!retried(answer, status) || replay(answer)) {
                         return new Final<>(answer, number); // a replayed answer is the operation's recorded outcome: final
                     }
-                    retryAfter = answer.header("Retry-After").flatMap(this::retryAfter);
+                    retryAfter = answer.header("Retry-After").flatMap(value -> retryAfter(value, clock));
                 }
                 Duration wait = delay(number, retryAfter);
                 long elapsed = millisSince(started);
@@ -231,8 +231,8 @@ final class RetryLoop {
         return floor.plusMillis(jitter);
     }
 
-    /** {@code Retry-After}: delta-seconds or an HTTP date. */
-    private Optional<Duration> retryAfter(String value) {
+    /** {@code Retry-After}: delta-seconds or an HTTP date; empty when it is neither (never throws). */
+    static Optional<Duration> retryAfter(String value, Clock clock) {
         String v = value.trim();
         try {
             long seconds = Long.parseLong(v);

@@ -50,6 +50,7 @@ import javax.net.ssl.TrustManagerFactory;
  * @param replayCacheBytes      the body bytes of completed records kept in memory for replays (0: off)
  * @param rateLimitPerKey       at most so many requests per key and caller in a window; null: no limit
  * @param logFormat             how decision lines are logged: text (default) or one JSON object a line
+ * @param protection            encryption of records and hashing of store keys ({@code idempotency.encryption.*})
  */
 public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, JdbcStoreOptions jdbc, String keyPrefix,
                                   String header,
@@ -57,7 +58,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
                                   Scope scope, int maxRequestBytes, int maxResponseBytes, Set<String> replayHeaders,
                                   Duration unavailableRetryAfter, Duration conflictRetryAfterMax,
                                   int memoryMaxRecords, long replayCacheBytes, RateLimit rateLimitPerKey,
-                                  DecisionLog.Format logFormat) {
+                                  DecisionLog.Format logFormat, StoredDataProtection protection) {
 
     /** Property names, in one place. */
     public static final String STORE = "idempotency.store";
@@ -160,8 +161,9 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
             }
             replayHeaders.add(name);
         }
+        String keyPrefix = keyPrefix(config.get(KEY_PREFIX).orElse("idempotency:"));
         return new IdempotencySettings(store, redis, jdbc,
-                keyPrefix(config.get(KEY_PREFIX).orElse("idempotency:")),
+                keyPrefix,
                 header, replayedHeader,
                 integer(config, MAX_KEY_LENGTH, 255, 1, 1024),
                 failOpen, methods,
@@ -175,7 +177,8 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
                 integer(config, REPLAY_CACHE_BYTES, 16 << 20, 0, Integer.MAX_VALUE),
                 config.get(RATE_LIMIT_PER_KEY).map(IdempotencySettings::rateLimit).orElse(null),
                 config.get(LOG_FORMAT).map(v -> Values.choice(LOG_FORMAT, v, DecisionLog.Format.class))
-                        .orElse(DecisionLog.Format.TEXT));
+                        .orElse(DecisionLog.Format.TEXT),
+                StoredDataProtection.from(config, keyPrefix));
     }
 
     private static final Pattern HASH_TAGGED = Pattern.compile("[^{}]*\\{[^{}]+}[^{}]*");
@@ -389,6 +392,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
         return "IdempotencySettings[store=" + store + (redis != null ? ", redis=" + redis.description() : "")
                 + (jdbc != null ? ", jdbc=" + jdbc.dataSource() + "/" + jdbc.table() : "")
                 + ", keyPrefix=" + keyPrefix + ", header=" + header + ", failOpen=" + failOpen + ", methods=" + methods
-                + ", scope=" + scope + (rateLimitPerKey == null ? "" : ", rateLimit=" + rateLimitPerKey) + "]";
+                + ", scope=" + scope + (rateLimitPerKey == null ? "" : ", rateLimit=" + rateLimitPerKey)
+                + (protection == StoredDataProtection.NONE ? "" : ", " + protection) + "]";
     }
 }

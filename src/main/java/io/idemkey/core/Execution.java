@@ -47,6 +47,8 @@ public final class Execution {
     private final String recordKey;
     private final String ownerToken;
     private final String key;
+    /** The key as the decision log shows it (a short hash with hashed identifiers). */
+    private final String shownKey;
     private final byte[] fingerprint;
     private final ReplayCache replayCache;
     private final String endpoint;
@@ -69,7 +71,7 @@ public final class Execution {
     private volatile boolean renewalOnItsWay;
     private final IdempotencyEngine engine;
 
-    Execution(IdempotencyEngine engine, String recordKey, String ownerToken, String key, byte[] fingerprint,
+    Execution(IdempotencyEngine engine, String recordKey, String ownerToken, String key, String shownKey, byte[] fingerprint,
               String endpoint, IdempotencyPolicy policy, Instant acquiredAt) {
         this.store = engine.store();
         this.engine = engine;
@@ -80,6 +82,7 @@ public final class Execution {
         this.recordKey = recordKey;
         this.ownerToken = ownerToken;
         this.key = key;
+        this.shownKey = shownKey;
         this.fingerprint = fingerprint;
         this.replayCache = engine.replayCache();
         this.endpoint = endpoint;
@@ -158,6 +161,11 @@ public final class Execution {
     /** The client's key, unquoted. */
     public String key() {
         return key;
+    }
+
+    /** The key as logs may show it: the key, or a short hash of it with hashed identifiers. */
+    public String shownKey() {
+        return shownKey;
     }
 
     /** The endpoint label, such as {@code POST /orders}. */
@@ -249,7 +257,7 @@ public final class Execution {
     private byte[] encode(StoredResponse response) {
         byte[] encoded;
         try {
-            encoded = StoredResponseCodec.encode(response);
+            encoded = engine.codec().encode(recordKey, response);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("the response cannot be recorded: " + e.getMessage(), e);
         }
@@ -425,7 +433,7 @@ public final class Execution {
             Object[] all = Arrays.copyOf(fields, fields.length + 2);
             all[fields.length] = "durationMs";
             all[fields.length + 1] = Duration.between(acquiredAt, clock.instant()).toMillis();
-            LOG.log(level, engine.decisionLog().line(decision, endpoint, key, all));
+            LOG.log(level, engine.decisionLog().line(decision, endpoint, shownKey, all));
         }
     }
 }

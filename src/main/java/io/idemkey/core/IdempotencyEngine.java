@@ -52,6 +52,10 @@ public final class IdempotencyEngine {
     private final ReplayCache replayCache;
     private final RateLimit rateLimit;
     private final DecisionLog decisionLog;
+    private final RecordCodec codec;
+    private final RecordIdentifiers identifiers;
+    /** Whether records written before encryption and hashing were turned on are still looked for. */
+    private final boolean legacyRecords;
     /**
      * Replays answered from the cache never reach the store, so this instance counts every request it
      * sees per key as well (those the store counts too) and judges cached replays by that count.
@@ -83,6 +87,9 @@ public final class IdempotencyEngine {
         this.replayCache = new ReplayCache(builder.replayCacheBytes);
         this.rateLimit = builder.rateLimit;
         this.decisionLog = DecisionLog.of(builder.logFormat);
+        this.codec = builder.codec;
+        this.identifiers = builder.identifiers;
+        this.legacyRecords = builder.codec.readsUnencrypted();
         if (rateLimit != null && !store.countsRequests()) {
             throw new IllegalArgumentException("a rate limit needs a store that counts requests; " + store + " does not");
         }
@@ -231,6 +238,10 @@ public final class IdempotencyEngine {
     public Decision begin(String recordKey, String key, byte[] requestFingerprint, IdempotencyPolicy policy,
                           String endpoint) {
         byte[] fingerprint = stored(requestFingerprint);
+        String clientKey = key;
+        String plainKey = recordKey;
+        recordKey = identifiers.storeKey(recordKey);
+        key = identifiers.shownKey(clientKey, recordKey);
         ReplayCache.Hit cached = replayCache.get(recordKey, fingerprint, clock.instant());
         if (cached != null) {
             Optional<Duration> beyondLimit = rateLimit == null ? Optional.empty()
@@ -243,6 +254,69 @@ public final class IdempotencyEngine {
         if (rateLimit != null && replayCache.enabled()) {
             seenHere.count(recordKey, rateLimit, clock.instant()); // the store judges this one
         }
+        if (legacyRecords && identifiers.hashes()) {
+            return beginBesideLegacyRecord(plainKey, recordKey, clientKey, key, fingerprint, policy, endpoint);
+        }
+        return acquire(recordKey, clientKey, key, fingerprint, policy, endpoint);
+    }
+
+    /**
+     * While {@code idempotency.encryption.read-unencrypted} is on, a record may still sit under its
+     * plain key, written before identifiers were hashed: that one answers first (replay, 409, 422);
+     * when there is none, this request holds the plain key while it takes the hashed one, so a server
+     * still on the old settings sees it in progress, then lets it go. Two round trips more per new
+     * request, for the migration window only (docs/security.md).
+     */
+    private Decision beginBesideLegacyRecord(String plainKey, String recordKey, String clientKey, String key,
+                                             byte[] fingerprint,
+                                             IdempotencyPolicy policy, String endpoint) {
+        String legacyToken = newOwnerToken();
+        AcquireResult legacy;
+        Instant asked = clock.instant();
+        try {
+            legacy = store.acquire(plainKey, fingerprint, legacyToken, policy.lockTtl());
+        } catch (StoreUnavailableException e) {
+            return storeFailed(e, policy, endpoint, key);
+        } catch (RuntimeException e) {
+            return storeBroken(e, endpoint, key);
+        }
+        if (legacy instanceof AcquireResult.Completed completed) {
+            return replayStored(plainKey, completed, endpoint, key, millis(Duration.between(asked, clock.instant())));
+        }
+        if (legacy instanceof AcquireResult.Mismatch) {
+            return mismatch(endpoint, key, millis(Duration.between(asked, clock.instant())));
+        }
+        if (legacy instanceof AcquireResult.InProgress inProgress) {
+            metrics.count(Event.CONFLICT, endpoint);
+            return new Decision.Conflict(conflictRetryAfter(inProgress.remainingLease()));
+        }
+        try {
+            return acquire(recordKey, clientKey, key, fingerprint, policy, endpoint);
+        } finally {
+            try {
+                store.release(plainKey, legacyToken);
+            } catch (RuntimeException e) {
+                log(Level.WARNING, "legacy-release-failed", endpoint, key,
+                        "error", String.valueOf(e), "consequence", "409 for this key until the lock TTL ends");
+            }
+        }
+    }
+
+    private Decision replayStored(String recordKey, AcquireResult.Completed completed, String endpoint, String key,
+                                  double storeMs) {
+        StoredResponse response;
+        try {
+            response = codec.decode(recordKey, completed.response());
+        } catch (UnreadableRecordException e) {
+            return unreadable(e, endpoint, key);
+        } catch (IllegalArgumentException e) {
+            return storeBroken(e, endpoint, key);
+        }
+        return replay(response, endpoint, key, storeMs);
+    }
+
+    private Decision acquire(String recordKey, String clientKey, String key, byte[] fingerprint, IdempotencyPolicy policy,
+                             String endpoint) {
         boolean counted = false; // a retry that waits for an in-flight request counts once
         Instant waitUntil = clock.instant().plus(policy.inFlightWait());
         Duration poll = FIRST_POLL;
@@ -261,7 +335,8 @@ public final class IdempotencyEngine {
             }
             double storeMs = millis(Duration.between(attemptAt, clock.instant()));
             if (result instanceof AcquireResult.Acquired) {
-                Execution execution = new Execution(this, recordKey, ownerToken, key, fingerprint, endpoint, policy, attemptAt);
+                Execution execution = new Execution(this, recordKey, ownerToken, clientKey, key, fingerprint, endpoint, policy,
+                        attemptAt);
                 execution.startRenewing(attemptAt);
                 metrics.count(Event.ACQUIRED, endpoint);
                 log(Level.FINE, "acquired", endpoint, key, "storeMs", storeMs);
@@ -270,7 +345,9 @@ public final class IdempotencyEngine {
             if (result instanceof AcquireResult.Completed completed) {
                 StoredResponse response;
                 try {
-                    response = StoredResponseCodec.decode(completed.response());
+                    response = codec.decode(recordKey, completed.response());
+                } catch (UnreadableRecordException e) {
+                    return unreadable(e, endpoint, key);
                 } catch (IllegalArgumentException e) {
                     return storeBroken(e, endpoint, key);
                 }
@@ -353,6 +430,16 @@ public final class IdempotencyEngine {
         return new Decision.Unavailable(unavailableRetryAfter);
     }
 
+    /**
+     * A completed record the configured keys cannot read: never replayed, never run again; 503 until
+     * its key is configured again or it expires (see docs/security.md).
+     */
+    private Decision unreadable(UnreadableRecordException e, String endpoint, String key) {
+        metrics.count(Event.STORE_ERROR, endpoint);
+        LOG.log(Level.SEVERE, decisionLog.line("record-unreadable", endpoint, key, "status", 503, "error", e.getMessage()));
+        return new Decision.Unavailable(unavailableRetryAfter);
+    }
+
     private boolean pause(Duration duration) {
         try {
             sleeper.sleep(duration);
@@ -387,6 +474,10 @@ public final class IdempotencyEngine {
 
     int maxStoredResponseBytes() {
         return maxStoredResponseBytes;
+    }
+
+    RecordCodec codec() {
+        return codec;
     }
 
     ReplayCache replayCache() {
@@ -427,6 +518,20 @@ public final class IdempotencyEngine {
         private Duration leaseTick = Duration.ofMillis(100);
         private RateLimit rateLimit;
         private DecisionLog.Format logFormat = DecisionLog.Format.TEXT;
+        private RecordCodec codec = RecordCodec.PLAIN;
+        private RecordIdentifiers identifiers = RecordIdentifiers.PLAIN;
+
+        /** How records are encoded for the store: plain (default) or encrypted. */
+        public Builder codec(RecordCodec codec) {
+            this.codec = Objects.requireNonNull(codec);
+            return this;
+        }
+
+        /** What the store's keys hold: the record keys (default) or their HMAC. */
+        public Builder identifiers(RecordIdentifiers identifiers) {
+            this.identifiers = Objects.requireNonNull(identifiers);
+            return this;
+        }
 
         private Builder(IdempotencyStore store, Scheduler scheduler) {
             this.store = store;

@@ -36,7 +36,9 @@ public interface IdempotencyStore extends AutoCloseable {
      * A different fingerprint is reported as {@link AcquireResult.Mismatch} whatever the existing
      * record's state.
      *
-     * @param recordKey   the namespaced record key (prefix, scope, client key), already escaped
+     * @param recordKey   the namespaced record key (prefix, then the escaped scope and client key, or their
+     *                    HMAC with {@code idempotency.encryption.identifier-key}): no caller-controlled byte
+     *                    can address a foreign record
      * @param fingerprint the request fingerprint (opaque bytes, compared for equality)
      * @param ownerToken  a token unique to this attempt
      * @param lockTtl     how long the in-progress record lives unless renewed

@@ -25,6 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ConfigValidationIT {
 
     private static ServerProcess server;
+    /** 16 bytes, base64: AES-128's size, not the 32 bytes idempotency.encryption.keys needs. */
+    private static final String SHORT_KEY = "c2l4dGVlbi1ieXRlcy1rZQ==";
 
     @BeforeAll
     static void deploy() throws IOException {
@@ -41,7 +43,10 @@ class ConfigValidationIT {
                 Deployments.export(directory, Deployments.guardedApp("call-without-lock-ttl", Map.of(
                         "io.idemkey.it.app.IdempotentPayments/Idempotent/lockTtlSeconds", "0"))),
                 Deployments.export(directory, Deployments.guardedApp("client-without-attempts", Map.of(
-                        "idempotency.client.max-attempts", "0")))));
+                        "idempotency.client.max-attempts", "0"))),
+                Deployments.export(directory, Deployments.guardedApp("short-encryption-key", Map.of(
+                        "idempotency.encryption.keys", "it:" + SHORT_KEY,
+                        "idempotency.encryption.identifier-key", SHORT_KEY + SHORT_KEY)))));
     }
 
     @AfterAll
@@ -79,6 +84,14 @@ class ConfigValidationIT {
                 server.log());
         assertFalse(server.log().contains("hunter2"), "the password never reaches the log");
         assertEquals(404, status("malformed-redis-url", "guarded/executions/x"), "the application is not serving");
+    }
+
+    @Test
+    void anEncryptionKeyOfTheWrongLengthFailsTheDeploymentNamingThePropertyWithoutShowingTheKey() throws Exception {
+        assertTrue(server.log().contains("Invalid Idemkey configuration: idempotency.encryption.keys is invalid: the key"
+                + " 'it' has 16 bytes; AES-256 needs exactly 32"), server.log());
+        assertFalse(server.log().contains(SHORT_KEY), "the key never reaches the log");
+        assertEquals(404, status("short-encryption-key", "guarded/executions/x"), "the application is not serving");
     }
 
     @Test
