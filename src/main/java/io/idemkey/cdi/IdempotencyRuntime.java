@@ -123,8 +123,9 @@ public class IdempotencyRuntime {
                 .logFormat(settings.logFormat())
                 .codec(settings.protection().codec())
                 .identifiers(settings.protection().identifiers())
+                .recordsFromBefore(settings.protection().readsRecordsFromBefore())
                 .build();
-        if (settings.protection().identifiers().hashes() && !settings.protection().codec().readsUnencrypted()) {
+        if (settings.protection().identifiers().hashes() && !settings.protection().readsRecordsFromBefore()) {
             LOG.warning("Idemkey keeps records under hashed keys" + (settings.protection().codec().encrypts() ? ", encrypted" : "")
                     + ": records written before that was turned on are not looked for, so a retry of such a request runs"
                     + " again. When turning it on over a store that holds records, set"

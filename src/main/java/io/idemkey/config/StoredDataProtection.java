@@ -14,14 +14,14 @@ import java.util.Base64;
  * @param codec       how records are encoded for the store
  * @param identifiers what the store's keys hold
  */
-public record StoredDataProtection(RecordCodec codec, RecordIdentifiers identifiers) {
+public record StoredDataProtection(RecordCodec codec, RecordIdentifiers identifiers, boolean readsRecordsFromBefore) {
 
     public static final String KEYS = "idempotency.encryption.keys";
     public static final String IDENTIFIER_KEY = "idempotency.encryption.identifier-key";
     public static final String READ_UNENCRYPTED = "idempotency.encryption.read-unencrypted";
     public static final String LOG_RAW_KEYS = "idempotency.encryption.log-raw-keys";
 
-    public static final StoredDataProtection NONE = new StoredDataProtection(RecordCodec.PLAIN, RecordIdentifiers.PLAIN);
+    public static final StoredDataProtection NONE = new StoredDataProtection(RecordCodec.PLAIN, RecordIdentifiers.PLAIN, false);
 
     static StoredDataProtection from(ConfigLookup config, String keyPrefix) {
         RecordCipher cipher = config.get(KEYS).filter(v -> !v.isBlank()).map(spec -> {
@@ -52,7 +52,9 @@ public record StoredDataProtection(RecordCodec codec, RecordIdentifiers identifi
         boolean logRawKeys = config.get(LOG_RAW_KEYS).map(v -> Values.bool(LOG_RAW_KEYS, v)).orElse(false);
         return new StoredDataProtection(
                 cipher == null ? RecordCodec.PLAIN : new RecordCodec(cipher, readUnencrypted),
-                identifierKey == null ? RecordIdentifiers.PLAIN : RecordIdentifiers.hashed(keyPrefix, identifierKey, logRawKeys));
+                identifierKey == null ? RecordIdentifiers.PLAIN : RecordIdentifiers.hashed(keyPrefix, identifierKey, logRawKeys),
+                // records from before: plain ones under a cipher, and any under plain keys once keys are hashed
+                readUnencrypted && (cipher != null || identifierKey != null));
     }
 
     @Override

@@ -64,7 +64,7 @@ public final class DecisionLog {
     }
 
     private static String quoted(String value) {
-        return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+        return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n").replace("\r", "\\r") + "\"";
     }
 
     private static String json(String decision, String endpoint, String key, Object[] fields) {

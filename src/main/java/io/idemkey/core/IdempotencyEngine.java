@@ -89,7 +89,7 @@ public final class IdempotencyEngine {
         this.decisionLog = DecisionLog.of(builder.logFormat);
         this.codec = builder.codec;
         this.identifiers = builder.identifiers;
-        this.legacyRecords = builder.codec.readsUnencrypted();
+        this.legacyRecords = builder.recordsFromBefore;
         if (rateLimit != null && !store.countsRequests()) {
             throw new IllegalArgumentException("a rate limit needs a store that counts requests; " + store + " does not");
         }
@@ -286,8 +286,9 @@ public final class IdempotencyEngine {
         if (legacy instanceof AcquireResult.Mismatch) {
             return mismatch(endpoint, key, millis(Duration.between(asked, clock.instant())));
         }
-        if (legacy instanceof AcquireResult.InProgress inProgress) {
+        if (legacy instanceof AcquireResult.InProgress inProgress) { // no in-flight wait on this path
             metrics.count(Event.CONFLICT, endpoint);
+            log(Level.FINE, "conflict", endpoint, key, "status", 409, "storeMs", millis(Duration.between(asked, clock.instant())));
             return new Decision.Conflict(conflictRetryAfter(inProgress.remainingLease()));
         }
         try {
@@ -520,10 +521,20 @@ public final class IdempotencyEngine {
         private DecisionLog.Format logFormat = DecisionLog.Format.TEXT;
         private RecordCodec codec = RecordCodec.PLAIN;
         private RecordIdentifiers identifiers = RecordIdentifiers.PLAIN;
+        private boolean recordsFromBefore;
 
         /** How records are encoded for the store: plain (default) or encrypted. */
         public Builder codec(RecordCodec codec) {
             this.codec = Objects.requireNonNull(codec);
+            return this;
+        }
+
+        /**
+         * Whether records written before encryption or hashing was turned on are still looked for
+         * (under their plain keys, while {@code idempotency.encryption.read-unencrypted} is on).
+         */
+        public Builder recordsFromBefore(boolean recordsFromBefore) {
+            this.recordsFromBefore = recordsFromBefore;
             return this;
         }
 

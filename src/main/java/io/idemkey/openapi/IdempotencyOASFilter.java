@@ -50,9 +50,10 @@ public class IdempotencyOASFilter implements OASFilter {
     public void filterOpenAPI(OpenAPI openAPI) {
         try {
             documentGuardedOperations(openAPI);
-        } catch (LinkageError e) {
-            // a MicroProfile OpenAPI whose models differ from the ones Idemkey knows: the application's
-            // document must come out whole, with or without Idemkey's additions
+        } catch (LinkageError | RuntimeException e) {
+            // a MicroProfile OpenAPI whose models differ from the ones Idemkey knows (or behave in a way
+            // it did not expect): the application's document must come out whole, with or without
+            // Idemkey's additions (the problem schema goes in before any operation refers to it)
             if (!linkageReported) {
                 linkageReported = true;
                 LOG.warning("Idemkey: guarded operations are not documented in /openapi: this server's MicroProfile"
@@ -71,22 +72,20 @@ public class IdempotencyOASFilter implements OASFilter {
         IdempotencySettings settings = extension.get().settings().get();
         List<GuardedEndpoint> endpoints = extension.get().endpoints();
         String applicationPath = applicationPath(openAPI.getPaths().getPathItems().keySet(), endpoints);
-        boolean documented = false;
+        List<Map.Entry<Operation, GuardedEndpoint>> guardedOperations = new java.util.ArrayList<>();
         for (Map.Entry<String, PathItem> path : openAPI.getPaths().getPathItems().entrySet()) {
             Map<PathItem.HttpMethod, Operation> operations = path.getValue().getOperations();
             if (operations == null) {
                 continue;
             }
             for (Map.Entry<PathItem.HttpMethod, Operation> operation : operations.entrySet()) {
-                Optional<GuardedEndpoint> guarded = match(endpoints, operation.getKey().name(), path.getKey(), applicationPath);
-                if (guarded.isPresent()) {
-                    document(operation.getValue(), guarded.get(), settings);
-                    documented = true;
-                }
+                match(endpoints, operation.getKey().name(), path.getKey(), applicationPath)
+                        .ifPresent(guarded -> guardedOperations.add(Map.entry(operation.getValue(), guarded)));
             }
         }
-        if (documented) {
-            addProblemSchema(openAPI);
+        if (!guardedOperations.isEmpty()) {
+            addProblemSchema(openAPI); // first: a failure later leaves no reference to a missing schema
+            guardedOperations.forEach(guarded -> document(guarded.getKey(), guarded.getValue(), settings));
         }
     }
 

@@ -48,4 +48,19 @@ class StoredDataProtectionTest {
         assertTrue(settings.toString().contains("[new, old]"), settings.toString());
         assertFalse(settings(Map.of("idempotency.store", "memory")).protection().codec().encrypts());
     }
+
+    /**
+     * Hashed keys alone (no encryption) with read-unencrypted: the records from before, under plain
+     * keys, are still looked for (reviewed: the setting was ignored without a cipher, and every retry
+     * of an earlier request ran again although the start-up warning told the operator to set it).
+     */
+    @Test
+    void readUnencryptedLooksForRecordsFromBeforeWithHashedKeysAloneToo() {
+        String id = StoredDataProtection.IDENTIFIER_KEY;
+        String read = StoredDataProtection.READ_UNENCRYPTED;
+        assertTrue(settings(Map.of("idempotency.store", "memory", id, KEY, read, "true")).protection().readsRecordsFromBefore());
+        assertFalse(settings(Map.of("idempotency.store", "memory", id, KEY)).protection().readsRecordsFromBefore());
+        assertFalse(settings(Map.of("idempotency.store", "memory", read, "true")).protection().readsRecordsFromBefore(),
+                "nothing was turned on: nothing from before to look for");
+    }
 }

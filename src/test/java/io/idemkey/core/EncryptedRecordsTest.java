@@ -221,7 +221,8 @@ class EncryptedRecordsTest {
                 .replayCacheBytes(0); // every replay reads the store
         if (keys != null) {
             builder.codec(new RecordCodec(RecordCipher.parse(keys), readUnencrypted))
-                    .identifiers(RecordIdentifiers.hashed("idempotency:", IDENTIFIER_KEY, false));
+                    .identifiers(RecordIdentifiers.hashed("idempotency:", IDENTIFIER_KEY, false))
+                    .recordsFromBefore(readUnencrypted);
         }
         return builder.build();
     }
