@@ -25,9 +25,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,9 +49,9 @@ import java.util.stream.Collectors;
  * server and Redis (CPU time, allocations, Redis command time); the same behind a network hop of
  * 0, 0.25 and 1 ms one way (Redis and PostgreSQL in a network namespace of the benchmark's, seed
  * 003's SQL pattern beside Idemkey's JDBC store); Redis round trips per request; Redis memory per
- * record; a Redis Cluster; the fingerprint (JMH); errors at 256 connections. Payara Micro, the
- * JDK's HttpClient as the load generator. Every figure is the median of {@code bench.repeats} runs,
- * with their spread.
+ * record; a Redis Cluster; the fingerprint (JMH); errors at 256 connections; on demand, the JDBC store
+ * and the cost of encryption at rest. Payara Micro, the JDK's HttpClient as the load generator.
+ * Every figure is the median of {@code bench.repeats} runs, with their spread.
  */
 public final class BenchmarkRun {
 
@@ -60,7 +62,10 @@ public final class BenchmarkRun {
     private static final int NETWORK_REPEATS = Math.max(1, REPEATS - 1);
     private static final Duration NETWORK_MEASURED = Duration.ofSeconds(3);
     private static final List<Duration> ONE_WAY_DELAYS = List.of(Duration.ZERO, Duration.ofNanos(250_000), Duration.ofMillis(1));
-    /** Which parts to run: {@code -Dbench.only=throughput,roundtrips,memory,errors,network,cluster,jdbc,fingerprint}. */
+    /**
+     * Which parts to run: {@code -Dbench.only=throughput,roundtrips,memory,errors,network,cluster,jdbc,encryption,fingerprint}
+     * ({@code jdbc} and {@code encryption} are not in the default run).
+     */
     private static final String ONLY = System.getProperty("bench.only",
             "throughput,roundtrips,memory,errors,network,cluster,fingerprint");
     /**
@@ -95,6 +100,29 @@ public final class BenchmarkRun {
     private void execute() throws Exception {
         long started = System.nanoTime();
         System.out.println("Idemkey benchmark: " + machine());
+        if (List.of("throughput", "roundtrips", "memory", "errors").stream().anyMatch(ONLY::contains)) {
+            loopback();
+        }
+        if (ONLY.contains("network")) {
+            network();
+        }
+        if (ONLY.contains("cluster")) {
+            cluster();
+        }
+        if (ONLY.contains("jdbc")) {
+            jdbc();
+        }
+        if (ONLY.contains("encryption")) {
+            encryption();
+        }
+        if (ONLY.contains("fingerprint")) {
+            fingerprints();
+        }
+        print(Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    /** The parts on one Payara Micro and one private Redis on loopback: throughput, round trips, memory, errors. */
+    private void loopback() throws Exception {
         try (RedisServer redis = RedisServer.start()) {
             Path directory = Files.createTempDirectory("idemkey-bench");
             List<Path> wars = List.of(
@@ -130,19 +158,6 @@ public final class BenchmarkRun {
                 releaseHolders();
             }
         }
-        if (ONLY.contains("network")) {
-            network();
-        }
-        if (ONLY.contains("cluster")) {
-            cluster();
-        }
-        if (ONLY.contains("jdbc")) {
-            jdbc();
-        }
-        if (ONLY.contains("fingerprint")) {
-            fingerprints();
-        }
-        print(Duration.ofNanos(System.nanoTime() - started));
     }
 
     /** Runs each deployment's bare and guarded endpoints for {@code each} (JIT, pools), not measured. */
@@ -738,8 +753,8 @@ public final class BenchmarkRun {
      * connections hold whatever the records and which moved the figure by up to 31 B per record between runs).
      */
     private void memory(RedisServer redis) throws Exception {
-        long[] small = memoryPerRecord(redis, "bench/small");
-        long[] large = memoryPerRecord(redis, "bench/large");
+        long[] small = memoryPerRecord(redis, uncached.resolve("bench/small"));
+        long[] large = memoryPerRecord(redis, uncached.resolve("bench/large"));
         target("Redis memory per record: 200 B / 10 KB JSON response (≤ 400 B / ≤ 3 KB)",
                 String.format("%d B / %d B (used_memory with the connections' buffers: %d B / %d B)", small[0], large[0],
                         small[1], large[1]),
@@ -747,15 +762,15 @@ public final class BenchmarkRun {
     }
 
     /** Bytes per record: {without the clients' buffers, with them}. */
-    private long[] memoryPerRecord(RedisServer redis, String path) throws Exception {
+    private long[] memoryPerRecord(RedisServer redis, URI endpoint) throws Exception {
         int records = 10_000;
         try (Jedis jedis = redis.client()) {
             jedis.flushAll();
             Map<String, Long> before = memoryInfo(jedis);
-            load.run(uncached.resolve(path), BODY, 16, Duration.ZERO, Duration.ofMinutes(5), this::uniqueKey, records);
+            load.run(endpoint, BODY, 16, Duration.ZERO, Duration.ofMinutes(5), this::uniqueKey, records);
             Map<String, Long> after = memoryInfo(jedis);
             long stored = Math.max(1, jedis.dbSize());
-            byte[] body = client.send(HttpRequest.newBuilder(uncached.resolve(path)).header("Content-Type", "application/json")
+            byte[] body = client.send(HttpRequest.newBuilder(endpoint).header("Content-Type", "application/json")
                     .header("Idempotency-Key", uniqueKey()).POST(HttpRequest.BodyPublishers.ofString(BODY)).build(),
                     HttpResponse.BodyHandlers.ofByteArray()).body();
             long used = after.get("used_memory") - before.get("used_memory");
@@ -770,6 +785,90 @@ public final class BenchmarkRun {
         return jedis.info("memory").lines().filter(l -> l.startsWith("used_memory:") || l.startsWith("mem_clients_normal:"))
                 .collect(Collectors.toMap(l -> l.substring(0, l.indexOf(':')),
                         l -> Long.parseLong(l.substring(l.indexOf(':') + 1).trim())));
+    }
+
+    /**
+     * What encryption at rest costs (issue 28; docs/security.md): two deployments on one Payara Micro
+     * and one private Redis, replay cache off on both, one with {@code idempotency.encryption.keys} and
+     * {@code identifier-key} (fresh random keys), one without; first executions and replays from Redis
+     * at 32 connections, measured in the same runs (server CPU and Redis CPU per request, throughput),
+     * and Redis memory per completed record of a 200 B and a 10 KB JSON response.
+     */
+    private void encryption() throws Exception {
+        System.out.println("encryption at rest: a private Redis, Payara Micro ...");
+        try (RedisServer redis = RedisServer.start()) {
+            Path directory = Files.createTempDirectory("idemkey-bench-encryption");
+            Map<String, String> plain = Map.of("idempotency.redis.url", redis.url(), "idempotency.replay-cache-bytes", "0");
+            List<Path> wars = List.of(war(directory, "bench-plain", plain),
+                    war(directory, "bench-sealed", merged(plain, Map.of("idempotency.encryption.keys", "bench:" + randomKey(),
+                            "idempotency.encryption.identifier-key", randomKey()))));
+            try (ServerProcess server = ServerProcess.startForTests(ServerProcess.Kind.PAYARA, wars)) {
+                URI[] deployments = {server.uri("bench-plain"), server.uri("bench-sealed")};
+                String[] sides = {"without encryption", "with encryption"};
+                warmUp(Duration.ofSeconds(5), deployments);
+                List<Scenario> scenarios = new ArrayList<>();
+                for (int side = 0; side < 2; side++) {
+                    scenarios.add(Scenario.of(sides[side] + ": first execution, 32", deployments[side].resolve("bench/guarded"), 32,
+                            this::uniqueKey));
+                    scenarios.add(Scenario.of(sides[side] + ": replay from Redis, 32", deployments[side].resolve("bench/guarded"), 32,
+                            completedKeys(deployments[side])));
+                }
+                try (Meters meters = new Meters(server.pid(), redis.pid(), redis.client())) {
+                    load.meter(meters);
+                    runRepeatedly("encryption", scenarios, REPEATS, Duration.ofSeconds(3), WARM_UP, MEASURED);
+                } finally {
+                    load.meter(null);
+                }
+                ToDoubleFunction<LoadGenerator.Result> serverCpu = r -> r.perRequest(Meters.Reading::serverCpuNanos);
+                System.out.printf("%n| encryption at rest, 32 connections, replay cache off | throughput (req/s) | p99 (ms)"
+                        + " | server CPU (µs/request) | ÷ without encryption | server allocations (KB/request)"
+                        + " | Redis CPU (µs/request) |%n| --- | --- | --- | --- | --- | --- | --- |%n");
+                for (Scenario scenario : scenarios) {
+                    String name = scenario.name();
+                    String without = name.replace(sides[1], sides[0]);
+                    System.out.printf("| %s | %s | %.3f | %s | %s | %s | %s |%n", name,
+                            spread(name, LoadGenerator.Result::throughput, "%.0f"), p99(name),
+                            spread(name, r -> micros(r, Meters.Reading::serverCpuNanos), "%.0f"),
+                            name.equals(without) ? "1" : ratioSpread(name, without, serverCpu),
+                            spread(name, r -> r.perRequest(Meters.Reading::serverAllocatedBytes) / 1024, "%.1f"),
+                            spread(name, r -> micros(r, Meters.Reading::redisCpuNanos), "%.1f"));
+                }
+                for (String kind : List.of("first execution", "replay from Redis")) {
+                    String without = sides[0] + ": " + kind + ", 32";
+                    String with = sides[1] + ": " + kind + ", 32";
+                    note("encryption at rest, " + kind + ", 32 connections: server CPU per request and throughput, with vs without",
+                            String.format("%.0f vs %.0f µs (×%.2f); %.0f vs %.0f req/s (×%.2f); Redis CPU %.1f vs %.1f µs"
+                                            + " (ratios: the median of each run's)",
+                                    cost(with, Meters.Reading::serverCpuNanos) / 1000, cost(without, Meters.Reading::serverCpuNanos) / 1000,
+                                    pairedRatio(with, without, serverCpu), throughput(with), throughput(without),
+                                    pairedRatio(with, without, LoadGenerator.Result::throughput),
+                                    cost(with, Meters.Reading::redisCpuNanos) / 1000, cost(without, Meters.Reading::redisCpuNanos) / 1000));
+                }
+
+                Map<String, long[][]> memory = new LinkedHashMap<>();
+                memory.put("200 B", new long[][] {memoryPerRecord(redis, deployments[0].resolve("bench/small")),
+                        memoryPerRecord(redis, deployments[1].resolve("bench/small"))});
+                memory.put("10 KB", new long[][] {memoryPerRecord(redis, deployments[0].resolve("bench/large")),
+                        memoryPerRecord(redis, deployments[1].resolve("bench/large"))});
+                System.out.printf("%n| Redis memory per record | without encryption | with encryption | difference |%n| --- | --- | --- | --- |%n");
+                for (Map.Entry<String, long[][]> response : memory.entrySet()) {
+                    long[] without = response.getValue()[0];
+                    long[] with = response.getValue()[1];
+                    System.out.printf("| %s JSON response | %d B | %d B | %+d B |%n", response.getKey(), without[0], with[0],
+                            with[0] - without[0]);
+                    note("encryption at rest, Redis memory per record, " + response.getKey() + " JSON response: with vs without",
+                            String.format("%d vs %d B (%+d B; used_memory with the connections' buffers: %d vs %d B)",
+                                    with[0], without[0], with[0] - without[0], with[1], without[1]));
+                }
+            }
+        }
+    }
+
+    /** A fresh AES-256 / HMAC key as the encryption properties take it: base64 of 32 random bytes. */
+    private static String randomKey() {
+        byte[] key = new byte[32];
+        new SecureRandom().nextBytes(key);
+        return Base64.getEncoder().encodeToString(key);
     }
 
     private void errorsAt256() throws Exception {
