@@ -8,8 +8,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -124,35 +122,6 @@ public final class MariaDbServer implements TestDatabase {
                 if (!one.isBlank()) {
                     statement.execute(one);
                 }
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql, e);
-        }
-    }
-
-    @Override
-    public int update(String sql, Object... parameters) {
-        try (Connection connection = dataSource().getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                statement.setObject(i + 1, parameters[i]);
-            }
-            return statement.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql, e);
-        }
-    }
-
-    /** The first column of the first row of a query (a count), with these parameters. */
-    public long queryLong(String sql, Object... parameters) {
-        try (Connection connection = dataSource().getConnection(); PreparedStatement query = connection.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                query.setObject(i + 1, parameters[i]);
-            }
-            try (ResultSet row = query.executeQuery()) {
-                if (!row.next()) {
-                    throw new IllegalStateException("no row: " + sql);
-                }
-                return row.getLong(1);
             }
         } catch (SQLException e) {
             throw new IllegalStateException(sql, e);

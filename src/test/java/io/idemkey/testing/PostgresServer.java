@@ -10,8 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -119,35 +117,6 @@ public final class PostgresServer implements TestDatabase {
     public void execute(String sql) {
         try (Connection connection = dataSource().getConnection(); Statement statement = connection.createStatement()) {
             statement.execute(sql);
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql, e);
-        }
-    }
-
-    @Override
-    public int update(String sql, Object... parameters) {
-        try (Connection connection = dataSource().getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                statement.setObject(i + 1, parameters[i]);
-            }
-            return statement.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql, e);
-        }
-    }
-
-    /** The first column of the first row of a query (a count), with these parameters. */
-    public long queryLong(String sql, Object... parameters) {
-        try (Connection connection = dataSource().getConnection(); PreparedStatement query = connection.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                query.setObject(i + 1, parameters[i]);
-            }
-            try (ResultSet row = query.executeQuery()) {
-                if (!row.next()) {
-                    throw new IllegalStateException("no row: " + sql);
-                }
-                return row.getLong(1);
-            }
         } catch (SQLException e) {
             throw new IllegalStateException(sql, e);
         }

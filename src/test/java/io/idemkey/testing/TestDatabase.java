@@ -1,6 +1,10 @@
 package io.idemkey.testing;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 
 /** A private database server a test started (PostgreSQL or MariaDB), which it can stop, restart and freeze. */
 public interface TestDatabase extends AutoCloseable {
@@ -22,10 +26,33 @@ public interface TestDatabase extends AutoCloseable {
     void execute(String sql);
 
     /** The first column of the first row of a query (a count), with these parameters. */
-    long queryLong(String sql, Object... parameters);
+    default long queryLong(String sql, Object... parameters) {
+        try (Connection connection = dataSource().getConnection(); PreparedStatement query = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                query.setObject(i + 1, parameters[i]);
+            }
+            try (ResultSet row = query.executeQuery()) {
+                if (!row.next()) {
+                    throw new IllegalStateException("no row: " + sql);
+                }
+                return row.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
 
     /** Runs a statement that changes rows, with these parameters: how many it changed. */
-    int update(String sql, Object... parameters);
+    default int update(String sql, Object... parameters) {
+        try (Connection connection = dataSource().getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setObject(i + 1, parameters[i]);
+            }
+            return statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
 
     /** Stops the server at once (an outage: connections drop); its data stays. */
     void stop();

@@ -1,61 +1,13 @@
 package io.idemkey.it;
 
 import io.idemkey.testing.PostgresServer;
-import org.jboss.shrinkwrap.api.exporter.ZipExporter;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-
-/**
- * Two servers on one PostgreSQL (each through its own DataSource). (Starts both kinds itself: run in
- * the Open Liberty execution only.)
- */
-class JdbcTwoServersIT extends TwoServersTests {
-
-    private static PostgresServer postgres;
-    private static ServerProcess payara;
-    private static ServerProcess liberty;
+/** Two servers on one PostgreSQL. (Run in the Open Liberty execution only.) */
+class JdbcTwoServersIT extends OneDatabaseTwoServersTests {
 
     @BeforeAll
-    static void start() throws Exception {
-        postgres = PostgresServer.start();
-        DatabaseStatements.enable(postgres);
-        Path war = Files.createTempDirectory("idemkey-two-servers-jdbc").resolve("shared.war");
-        Deployments.guardedApp("shared", JdbcStoreIT.JDBC).as(ZipExporter.class).exportTo(war.toFile(), true);
-        ServerProcess[] both = startBoth(kind ->
-                ServerProcess.startForTestsWithPostgres(kind, List.of(war), ServerProcess.freePort(), postgres));
-        payara = both[0];
-        liberty = both[1];
-    }
-
-    @AfterAll
-    static void stop() {
-        if (payara != null) {
-            payara.close();
-        }
-        if (liberty != null) {
-            liberty.close();
-        }
-        if (postgres != null) {
-            postgres.close();
-        }
-    }
-
-    @Override
-    ServerProcess payara() {
-        return payara;
-    }
-
-    @Override
-    ServerProcess liberty() {
-        return liberty;
-    }
-
-    @Override
-    StatusTableTests.StoreCalls countStoreCalls() {
-        return DatabaseStatements.count(postgres);
+    static void startOnPostgres() throws Exception {
+        start(PostgresServer.start());
     }
 }
