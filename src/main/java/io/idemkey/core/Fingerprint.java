@@ -39,8 +39,10 @@ import java.util.Set;
  * entity that is not JSON, does not parse, repeats a member name or nests deeper than
  * {@link #MAX_JSON_DEPTH} is hashed as raw bytes: a body never makes fingerprinting fail.
  *
- * <p>JSON goes through JSON-P, the streaming layer of JSON-B that every Jakarta EE server ships.
- * Thread-safe.
+ * <p>By default the JSON is read straight from its UTF-8 bytes by a tokenizer written for this
+ * canonical form ({@link Utf8Json}); {@link #Fingerprint(JsonProvider)} reads it through JSON-P
+ * instead (the reference the tokenizer is held equal to: same value or the same refusal, for any
+ * input). Thread-safe.
  */
 public final class Fingerprint {
 
@@ -54,13 +56,17 @@ public final class Fingerprint {
     private static final int DECODED_AT_ONCE = 64 * 1024;
 
     private final MessageDigest sha256 = newSha256();
+    /** JSON-P's parsers, or null: the byte tokenizer. */
     private final JsonParserFactory parsers;
-    private final JsonGeneratorFactory generators;
+    /** Only for {@link #canonicalJson}; looked up when first needed. */
+    private volatile JsonGeneratorFactory generators;
 
+    /** Reads JSON with the byte tokenizer ({@link Utf8Json}). */
     public Fingerprint() {
-        this(JsonProvider.provider());
+        this.parsers = null;
     }
 
+    /** Reads JSON through JSON-P's streaming parser: the reference path (same fingerprints, about half the speed). */
     public Fingerprint(JsonProvider json) {
         this.parsers = json.createParserFactory(Map.of());
         this.generators = json.createGeneratorFactory(Map.of());
@@ -106,6 +112,9 @@ public final class Fingerprint {
         if (canonical == null) {
             return null;
         }
+        if (generators == null) {
+            generators = JsonProvider.provider().createGeneratorFactory(Map.of());
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (JsonGenerator generator = generators.createGenerator(out, StandardCharsets.UTF_8)) {
             new CanonicalReader(canonical).writeValue(generator);
@@ -124,6 +133,14 @@ public final class Fingerprint {
         if (json.length == 0) {
             return null;
         }
+        if (parsers == null) {
+            try {
+                return new Utf8Json(json, new Encoder(json.length, excludeFields)).document();
+            } catch (RuntimeException e) {
+                // NotCanonicalizable (malformed, too deep, repeated member), a number beyond BigDecimal: hash the raw bytes
+                return null;
+            }
+        }
         Reader text = strictUtf8Text(json);
         if (text == null) {
             return null;
@@ -138,7 +155,10 @@ public final class Fingerprint {
         }
     }
 
-    /** One document's encoding: the output, and the member lists and scratch space its objects reuse. */
+    /**
+     * One document's encoding: the output, and the member lists and scratch space its objects reuse.
+     * Fed by JSON-P's events ({@link #value}) or by {@link Utf8Json}.
+     */
     private static final class Encoder {
         private final Bytes out;
         private final String[] excludeFields;
@@ -186,11 +206,7 @@ public final class Fingerprint {
             checkDepth(depth);
             out.write('{');
             int countAt = out.reserveLength();
-            while (membersByDepth.size() <= depth) {
-                membersByDepth.add(new Members());
-            }
-            Members members = membersByDepth.get(depth);
-            members.clear();
+            Members members = members(depth);
             for (JsonParser.Event next = parser.next(); next != JsonParser.Event.END_OBJECT; next = parser.next()) {
                 String name = checked(parser.getString());
                 int start = out.size;
@@ -205,6 +221,21 @@ public final class Fingerprint {
                     out.size = start;
                 }
             }
+            endObject(members, countAt);
+        }
+
+        /** The (cleared) member list of an object at this depth. */
+        Members members(int depth) {
+            while (membersByDepth.size() <= depth) {
+                membersByDepth.add(new Members());
+            }
+            Members members = membersByDepth.get(depth);
+            members.clear();
+            return members;
+        }
+
+        /** The object's members into name order, and their count where it was reserved. */
+        void endObject(Members members, int countAt) {
             int count = members.count;
             if (!members.inOrder) {
                 putInNameOrder(members);
@@ -299,7 +330,12 @@ public final class Fingerprint {
             text(out, lexeme);
             return;
         }
-        BigDecimal number = parser.getBigDecimal().stripTrailingZeros();
+        bigNumber(parser.getBigDecimal(), out);
+    }
+
+    /** A number that is not written canonically already (an exponent, trailing zeros, -0, 19 digits or more). */
+    private static void bigNumber(BigDecimal value, Bytes out) {
+        BigDecimal number = value.stripTrailingZeros();
         if (number.scale() <= 0 && number.precision() - number.scale() <= 18) {
             out.write('i');
             out.writeLong(number.longValueExact());
@@ -386,6 +422,370 @@ public final class Fingerprint {
             ensure(bytes.length);
             System.arraycopy(bytes, 0, array, size, bytes.length);
             size += bytes.length;
+        }
+
+        void write(byte[] bytes, int from, int length) {
+            ensure(length);
+            System.arraycopy(bytes, from, array, size, length);
+            size += length;
+        }
+    }
+
+    /**
+     * The canonical encoding read straight from the UTF-8 bytes, without decoding the document into
+     * chars or making a String of any value but member names and unusual numbers. It accepts exactly
+     * what the JSON-P path accepts (Parsson's grammar, after a strict UTF-8 check of the whole body):
+     * one value with white space (space, tab, CR, LF) around it; strings without raw control
+     * characters, with the escapes {@code \" \\ \/ \b \f \n \r \t} and {@code \}{@code u} with four hex digits; numbers
+     * {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?}; well-formed UTF-8 inside strings (the
+     * only place a byte above 0x7F may stand). Anything else throws {@link NotCanonicalizable}, as do
+     * the JSON-P path's own refusals: a lone surrogate, a repeated member, nesting deeper than
+     * {@link #MAX_JSON_DEPTH}, a number BigDecimal cannot hold. {@code ParsersFuzzTest#bytesEqualJsonP}
+     * holds the two paths equal on arbitrary input.
+     */
+    private static final class Utf8Json {
+        /** Parsson's default {@code org.eclipse.parsson.maxBigDecimalLength}: a longer number that needs a BigDecimal is refused. */
+        private static final int BIG_DECIMAL_LENGTH_LIMIT = 1100;
+
+        private final byte[] in;
+        private final Encoder encoder;
+        private final Bytes out;
+        private int at;
+
+        Utf8Json(byte[] in, Encoder encoder) {
+            this.in = in;
+            this.encoder = encoder;
+            this.out = encoder.out;
+        }
+
+        /** The one value, and nothing but white space after it. */
+        Bytes document() {
+            value(next(), 0);
+            if (next() != -1) {
+                throw new NotCanonicalizable();
+            }
+            return out;
+        }
+
+        /** The next byte that is not white space (consumed), as 0–255; -1 at the end. */
+        private int next() {
+            byte[] in = this.in;
+            while (at < in.length) {
+                int b = in[at++] & 0xff;
+                if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+                    return b;
+                }
+            }
+            return -1;
+        }
+
+        private void value(int first, int depth) {
+            switch (first) {
+                case '{' -> object(depth);
+                case '[' -> array(depth);
+                case '"' -> {
+                    out.write('"');
+                    string();
+                }
+                case 't' -> literal("rue", 't');
+                case 'f' -> literal("alse", 'f');
+                case 'n' -> literal("ull", 'n');
+                case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' -> number(at - 1);
+                default -> throw new NotCanonicalizable();
+            }
+        }
+
+        private void literal(String rest, char tag) {
+            for (int i = 0; i < rest.length(); i++) {
+                if (at >= in.length || in[at++] != rest.charAt(i)) {
+                    throw new NotCanonicalizable();
+                }
+            }
+            out.write(tag);
+        }
+
+        private void array(int depth) {
+            checkDepth(depth);
+            out.write('[');
+            int countAt = out.reserveLength();
+            int count = 0;
+            int next = next();
+            if (next != ']') {
+                while (true) {
+                    value(next, depth + 1);
+                    count++;
+                    next = next();
+                    if (next == ']') {
+                        break;
+                    }
+                    if (next != ',') {
+                        throw new NotCanonicalizable();
+                    }
+                    next = next();
+                }
+            }
+            out.setLength(countAt, count);
+        }
+
+        /** As {@link Encoder#object}: each kept member's name and value encoded as they come, excluded ones read to their end and dropped. */
+        private void object(int depth) {
+            checkDepth(depth);
+            out.write('{');
+            int countAt = out.reserveLength();
+            Members members = encoder.members(depth);
+            int next = next();
+            if (next != '}') {
+                while (true) {
+                    if (next != '"') {
+                        throw new NotCanonicalizable();
+                    }
+                    int start = out.size;
+                    string(); // the name's encoding is a string's: its UTF-8 length and bytes
+                    String name = new String(out.array, start + 4, out.size - start - 4, StandardCharsets.UTF_8);
+                    boolean kept = !excluded(name, encoder.excludeFields);
+                    if (next() != ':') {
+                        throw new NotCanonicalizable();
+                    }
+                    value(next(), depth + 1);
+                    if (kept) {
+                        members.add(name, start);
+                    } else {
+                        out.size = start;
+                    }
+                    next = next();
+                    if (next == '}') {
+                        break;
+                    }
+                    if (next != ',') {
+                        throw new NotCanonicalizable();
+                    }
+                    next = next();
+                }
+            }
+            encoder.endObject(members, countAt);
+        }
+
+        /**
+         * A string's contents after its opening quote, as its UTF-8 length and bytes: runs without
+         * escapes are copied as they are (checked to be well-formed UTF-8), escapes decoded.
+         */
+        private void string() {
+            byte[] in = this.in;
+            int lengthAt = out.reserveLength();
+            int run = at;
+            while (true) {
+                if (at >= in.length) {
+                    throw new NotCanonicalizable();
+                }
+                int b = in[at];
+                if (b >= 0x20 && b != '"' && b != '\\') {
+                    at++;
+                } else if (b == '"') {
+                    out.write(in, run, at - run);
+                    at++;
+                    break;
+                } else if (b == '\\') {
+                    out.write(in, run, at - run);
+                    at++;
+                    escape();
+                    run = at;
+                } else if (b < 0) {
+                    at = afterUtf8Sequence(at);
+                } else {
+                    throw new NotCanonicalizable(); // a raw control character
+                }
+            }
+            out.setLength(lengthAt, out.size - lengthAt - 4);
+        }
+
+        /** After a backslash: the escaped character as UTF-8; a surrogate only as a pair of escapes. */
+        private void escape() {
+            if (at >= in.length) {
+                throw new NotCanonicalizable();
+            }
+            switch (in[at++]) {
+                case '"' -> out.write('"');
+                case '\\' -> out.write('\\');
+                case '/' -> out.write('/');
+                case 'b' -> out.write('\b');
+                case 'f' -> out.write('\f');
+                case 'n' -> out.write('\n');
+                case 'r' -> out.write('\r');
+                case 't' -> out.write('\t');
+                case 'u' -> {
+                    int c = hex4();
+                    if (Character.isHighSurrogate((char) c)) {
+                        if (at + 1 >= in.length || in[at] != '\\' || in[at + 1] != 'u') {
+                            throw new NotCanonicalizable(); // a lone high surrogate
+                        }
+                        at += 2;
+                        int low = hex4();
+                        if (!Character.isLowSurrogate((char) low)) {
+                            throw new NotCanonicalizable();
+                        }
+                        utf8(Character.toCodePoint((char) c, (char) low));
+                    } else if (Character.isLowSurrogate((char) c)) {
+                        throw new NotCanonicalizable(); // a lone low surrogate
+                    } else {
+                        utf8(c);
+                    }
+                }
+                default -> throw new NotCanonicalizable();
+            }
+        }
+
+        private int hex4() {
+            if (at + 4 > in.length) {
+                throw new NotCanonicalizable();
+            }
+            int value = 0;
+            for (int i = 0; i < 4; i++) {
+                int digit = Character.digit(in[at++] & 0xff, 16);
+                if (digit < 0 || in[at - 1] < 0) {
+                    throw new NotCanonicalizable();
+                }
+                value = value << 4 | digit;
+            }
+            return value;
+        }
+
+        private void utf8(int codePoint) {
+            if (codePoint < 0x80) {
+                out.write(codePoint);
+            } else if (codePoint < 0x800) {
+                out.write(0xc0 | codePoint >>> 6);
+                out.write(0x80 | codePoint & 0x3f);
+            } else if (codePoint < 0x10000) {
+                out.write(0xe0 | codePoint >>> 12);
+                out.write(0x80 | codePoint >>> 6 & 0x3f);
+                out.write(0x80 | codePoint & 0x3f);
+            } else {
+                out.write(0xf0 | codePoint >>> 18);
+                out.write(0x80 | codePoint >>> 12 & 0x3f);
+                out.write(0x80 | codePoint >>> 6 & 0x3f);
+                out.write(0x80 | codePoint & 0x3f);
+            }
+        }
+
+        /**
+         * Where a multi-byte UTF-8 sequence starting at {@code i} ends, if it is well-formed as Java's
+         * strict decoder sees it (shortest form, no surrogate, at most U+10FFFF).
+         */
+        private int afterUtf8Sequence(int i) {
+            int lead = in[i] & 0xff;
+            int length;
+            int min = 0x80;
+            int max = 0xbf;
+            if (lead >= 0xc2 && lead <= 0xdf) {
+                length = 2;
+            } else if (lead >= 0xe0 && lead <= 0xef) {
+                length = 3;
+                if (lead == 0xe0) {
+                    min = 0xa0;
+                } else if (lead == 0xed) {
+                    max = 0x9f;
+                }
+            } else if (lead >= 0xf0 && lead <= 0xf4) {
+                length = 4;
+                if (lead == 0xf0) {
+                    min = 0x90;
+                } else if (lead == 0xf4) {
+                    max = 0x8f;
+                }
+            } else {
+                throw new NotCanonicalizable();
+            }
+            if (i + length > in.length) {
+                throw new NotCanonicalizable();
+            }
+            int second = in[i + 1] & 0xff;
+            if (second < min || second > max) {
+                throw new NotCanonicalizable();
+            }
+            for (int k = 2; k < length; k++) {
+                if ((in[i + k] & 0xc0) != 0x80) {
+                    throw new NotCanonicalizable();
+                }
+            }
+            return i + length;
+        }
+
+        /** A number from its first character; what ends it is left for the caller to judge (a comma, a bracket, white space). */
+        private void number(int start) {
+            byte[] in = this.in;
+            int i = start;
+            boolean minus = in[i] == '-';
+            if (minus) {
+                i++;
+                if (i >= in.length || !digit(in[i])) {
+                    throw new NotCanonicalizable();
+                }
+            }
+            if (in[i] == '0') {
+                i++;
+            } else {
+                while (i < in.length && digit(in[i])) {
+                    i++;
+                }
+            }
+            int integerDigits = i - start - (minus ? 1 : 0);
+            int point = -1;
+            if (i < in.length && in[i] == '.') {
+                point = i++;
+                int from = i;
+                while (i < in.length && digit(in[i])) {
+                    i++;
+                }
+                if (i == from) {
+                    throw new NotCanonicalizable();
+                }
+            }
+            boolean exponent = false;
+            if (i < in.length && (in[i] == 'e' || in[i] == 'E')) {
+                exponent = true;
+                i++;
+                if (i < in.length && (in[i] == '+' || in[i] == '-')) {
+                    i++;
+                }
+                int from = i;
+                while (i < in.length && digit(in[i])) {
+                    i++;
+                }
+                if (i == from) {
+                    throw new NotCanonicalizable();
+                }
+            }
+            at = i;
+            if (point < 0 && !exponent && integerDigits <= 18 && !(minus && in[start + 1] == '0')) {
+                long value = 0; // as isPlainInteger and Long.parseLong: written canonically already
+                for (int k = minus ? start + 1 : start; k < i; k++) {
+                    value = value * 10 + (in[k] - '0');
+                }
+                out.write('i');
+                out.writeLong(minus ? -value : value);
+            } else if (point >= 0 && !exponent && in[i - 1] != '0' && (in[point - 1] != '0' || integerDigits > 1
+                    || zerosAfter(point) <= 5)) {
+                out.write('d'); // as isPlainDecimal
+                out.writeInt(i - start);
+                out.write(in, start, i - start);
+            } else {
+                if (i - start > BIG_DECIMAL_LENGTH_LIMIT) {
+                    throw new NotCanonicalizable(); // JSON-P (Parsson) refuses to make a BigDecimal of it
+                }
+                bigNumber(new BigDecimal(new String(in, start, i - start, StandardCharsets.US_ASCII)), out);
+            }
+        }
+
+        private int zerosAfter(int point) {
+            int zeros = 0;
+            while (in[point + 1 + zeros] == '0') {
+                zeros++;
+            }
+            return zeros;
+        }
+
+        private static boolean digit(byte b) {
+            return b >= '0' && b <= '9';
         }
     }
 

@@ -886,17 +886,20 @@ public final class BenchmarkRun {
                 .measurementIterations(5).measurementTime(TimeValue.seconds(1))
                 .build()).run();
         StringBuilder figures = new StringBuilder();
+        StringBuilder reference = new StringBuilder();
         boolean met = true;
         for (RunResult result : runs) {
             int bytes = Integer.parseInt(result.getParams().getParam("bytes"));
+            boolean jsonP = result.getParams().getParam("parser").equals("json-p");
             double millis = result.getPrimaryResult().getScore() / 1000;
             double error = result.getPrimaryResult().getScoreError() / 1000;
-            figures.append(figures.length() == 0 ? "" : " / ").append(String.format("%s: %.3f ± %.3f ms (%.0f MB/s)",
+            StringBuilder row = jsonP ? reference : figures;
+            row.append(row.length() == 0 ? "" : " / ").append(String.format("%s: %.3f ± %.3f ms (%.0f MB/s)",
                     label(bytes), millis, error, bytes / millis / 1000));
-            met &= bytes < 100 * 1024 || bytes / millis / 1000 >= 300;
+            met &= jsonP || bytes < 100 * 1024 || bytes / millis / 1000 >= 300;
         }
         target("fingerprint of a JSON body: 1 KB / 100 KB / 1 MB (≥ 300 MB/s: 100 KB ≤ 0.35 ms, 1 MB ≤ 3.5 ms)",
-                figures.toString(), met);
+                figures + "; through JSON-P, same run: " + reference, met);
     }
 
     private static String label(int bytes) {
