@@ -11,8 +11,11 @@ import java.io.ByteArrayInputStream;
 import java.io.CharArrayReader;
 import java.io.InputStreamReader;
 import java.io.Reader;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
@@ -135,7 +138,7 @@ public final class Fingerprint {
         }
         if (parsers == null) {
             try {
-                return new Utf8Json(json, new Encoder(json.length, excludeFields)).document();
+                return new Utf8Json(json, new Encoder(json.length, excludeFields, true)).document();
             } catch (RuntimeException e) {
                 // NotCanonicalizable (malformed, too deep, repeated member), a number beyond BigDecimal: hash the raw bytes
                 return null;
@@ -145,7 +148,7 @@ public final class Fingerprint {
         if (text == null) {
             return null;
         }
-        Encoder encoder = new Encoder(json.length, excludeFields);
+        Encoder encoder = new Encoder(json.length, excludeFields, false);
         try (JsonParser parser = parsers.createParser(text)) {
             encoder.value(parser, parser.next(), 0);
             return parser.hasNext() ? null : encoder.out;
@@ -162,13 +165,33 @@ public final class Fingerprint {
     private static final class Encoder {
         private final Bytes out;
         private final String[] excludeFields;
+        /** The excluded names' bytes if all of them are ASCII; null otherwise. */
+        private final byte[][] asciiExcludeFields;
+        /** The fewest and most chars an excluded name has: a name with fewer bytes, or more than four per char, is kept at once. */
+        private final int shortestExcluded;
+        private final int longestExcluded;
         /** One list per nesting depth: an object's members are done with before its sibling's start. */
         private final List<Members> membersByDepth = new ArrayList<>();
         private byte[] scratch = new byte[256];
 
-        Encoder(int jsonLength, Set<String> excludeFields) {
+        /** Whether member names are compared where they were encoded ({@link Utf8Json}) rather than as Strings. */
+        private final boolean namesInPlace;
+
+        Encoder(int jsonLength, Set<String> excludeFields, boolean namesInPlace) {
+            this.namesInPlace = namesInPlace;
             this.out = new Bytes(64 + jsonLength);
             this.excludeFields = excludeFields.toArray(String[]::new);
+            byte[][] ascii = new byte[this.excludeFields.length][];
+            for (int i = 0; i < ascii.length; i++) {
+                ascii[i] = this.excludeFields[i].getBytes(StandardCharsets.UTF_8);
+                if (ascii[i].length != this.excludeFields[i].length()) {
+                    ascii = null; // an excluded name that is not ASCII: every name is compared as a String
+                    break;
+                }
+            }
+            this.asciiExcludeFields = ascii;
+            this.shortestExcluded = Arrays.stream(this.excludeFields).mapToInt(String::length).min().orElse(Integer.MAX_VALUE);
+            this.longestExcluded = Arrays.stream(this.excludeFields).mapToInt(String::length).max().orElse(-1);
         }
 
         void value(JsonParser parser, JsonParser.Event event, int depth) {
@@ -227,7 +250,7 @@ public final class Fingerprint {
         /** The (cleared) member list of an object at this depth. */
         Members members(int depth) {
             while (membersByDepth.size() <= depth) {
-                membersByDepth.add(new Members());
+                membersByDepth.add(new Members(namesInPlace ? out : null));
             }
             Members members = membersByDepth.get(depth);
             members.clear();
@@ -253,7 +276,8 @@ public final class Fingerprint {
             }
             System.arraycopy(out.array, from, scratch, 0, length);
             int at = from;
-            for (int member : order) {
+            for (int i = 0; i < members.count; i++) {
+                int member = order[i];
                 int start = members.starts[member] - from;
                 int end = (member + 1 < members.count ? members.starts[member + 1] : out.size) - from;
                 System.arraycopy(scratch, start, out.array, at, end - start);
@@ -262,53 +286,89 @@ public final class Fingerprint {
         }
     }
 
-    /** The kept members of one object as they were encoded: names and where each starts in the output. */
+    /**
+     * The kept members of one object as they were encoded: names and where each starts in the output.
+     * Names are Strings (the JSON-P path), or, for {@link Utf8Json}, read where they were encoded (a
+     * member's start is its name's length and UTF-8 bytes) and compared there in String order.
+     */
     private static final class Members {
+        /** Where the names are read in byte mode; null when they are given as Strings. */
+        private final Bytes encoded;
         private String[] names = new String[8];
         private int[] starts = new int[8];
+        /** Byte mode: the length of each name (its bytes follow its start's 4-byte length). */
+        private int[] nameLengths = new int[8];
         private int[] order = new int[8];
         private int count;
         private boolean inOrder;
+
+        Members(Bytes encoded) {
+            this.encoded = encoded;
+        }
 
         void clear() {
             count = 0;
             inOrder = true;
         }
 
+        /** @param name the member's name, or null in byte mode */
         void add(String name, int start) {
-            if (count == names.length) {
+            if (count == starts.length) {
                 names = Arrays.copyOf(names, count * 2);
                 starts = Arrays.copyOf(starts, count * 2);
+                nameLengths = Arrays.copyOf(nameLengths, count * 2);
                 order = new int[count * 2];
             }
+            names[count] = name;
+            starts[count] = start;
+            if (encoded != null) {
+                nameLengths[count] = Bytes.readInt(encoded.array, start);
+            }
             if (count > 0) {
-                int compared = names[count - 1].compareTo(name);
+                int compared = compare(count - 1, count);
                 if (compared == 0) {
                     throw new NotCanonicalizable(); // a repeated member: keep the raw bytes
                 }
                 inOrder &= compared < 0;
             }
-            names[count] = name;
-            starts[count] = start;
             count++;
         }
 
-        /** The members' indexes in name order (an insertion sort: objects have few members); a repeated name fails. */
+        /** Two members' names in {@link String#compareTo} order. */
+        private int compare(int a, int b) {
+            if (encoded == null) {
+                return names[a].compareTo(names[b]);
+            }
+            byte[] array = encoded.array;
+            int x = starts[a] + 4;
+            int y = starts[b] + 4;
+            int common = Math.min(nameLengths[a], nameLengths[b]);
+            for (int i = 0; i < common; i++) { // names are short, and mostly ASCII
+                int p = array[x + i];
+                int q = array[y + i];
+                if (p != q) {
+                    return p >= 0 && q >= 0 ? p - q : compareAsStrings(array, x, nameLengths[a], array, y, nameLengths[b]);
+                }
+            }
+            return nameLengths[a] - nameLengths[b];
+        }
+
+        /** The members' indexes in name order, in the first {@code count} places (an insertion sort: objects have few members); a repeated name fails. */
         int[] sortedOrder() {
             int[] sorted = count <= order.length ? order : new int[count];
             for (int i = 0; i < count; i++) {
                 int member = i;
                 int j = i - 1;
-                while (j >= 0 && names[sorted[j]].compareTo(names[member]) > 0) {
+                while (j >= 0 && compare(sorted[j], member) > 0) {
                     sorted[j + 1] = sorted[j];
                     j--;
                 }
-                if (j >= 0 && names[sorted[j]].equals(names[member])) {
+                if (j >= 0 && compare(sorted[j], member) == 0) {
                     throw new NotCanonicalizable(); // a repeated member, apart
                 }
                 sorted[j + 1] = member;
             }
-            return count == sorted.length ? sorted : Arrays.copyOf(sorted, count);
+            return sorted;
         }
     }
 
@@ -356,6 +416,10 @@ public final class Fingerprint {
 
     /** A growable byte array without ByteArrayOutputStream's per-byte locking. */
     private static final class Bytes {
+        /** Lengths and longs are big-endian. */
+        private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+        private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
         private byte[] array;
         private int size;
 
@@ -382,9 +446,12 @@ public final class Fingerprint {
 
         void writeLong(long value) {
             ensure(8);
-            for (int shift = 56; shift >= 0; shift -= 8) {
-                array[size++] = (byte) (value >>> shift);
-            }
+            LONG.set(array, size, value);
+            size += 8;
+        }
+
+        static int readInt(byte[] array, int at) {
+            return (int) INT.get(array, at);
         }
 
         /** Room for a length written later with {@link #setLength}; returns where it goes. */
@@ -395,10 +462,7 @@ public final class Fingerprint {
         }
 
         void setLength(int at, int length) {
-            array[at] = (byte) (length >>> 24);
-            array[at + 1] = (byte) (length >>> 16);
-            array[at + 2] = (byte) (length >>> 8);
-            array[at + 3] = (byte) length;
+            INT.set(array, at, length);
         }
 
         /** Length and bytes of an ASCII string without encoding it first; false (nothing written) if it is not ASCII. */
@@ -446,6 +510,14 @@ public final class Fingerprint {
     private static final class Utf8Json {
         /** Parsson's default {@code org.eclipse.parsson.maxBigDecimalLength}: a longer number that needs a BigDecimal is refused. */
         private static final int BIG_DECIMAL_LENGTH_LIMIT = 1100;
+        /** The bytes a string takes as they are: printable ASCII but the quote and the backslash. */
+        private static final boolean[] PLAIN = new boolean[256];
+
+        static {
+            for (int b = 0x20; b < 0x80; b++) {
+                PLAIN[b] = b != '"' && b != '\\';
+            }
+        }
 
         private final byte[] in;
         private final Encoder encoder;
@@ -541,14 +613,13 @@ public final class Fingerprint {
                     }
                     int start = out.size;
                     string(); // the name's encoding is a string's: its UTF-8 length and bytes
-                    String name = new String(out.array, start + 4, out.size - start - 4, StandardCharsets.UTF_8);
-                    boolean kept = !excluded(name, encoder.excludeFields);
+                    boolean kept = !excluded(start + 4, out.size - start - 4);
                     if (next() != ':') {
                         throw new NotCanonicalizable();
                     }
                     value(next(), depth + 1);
                     if (kept) {
-                        members.add(name, start);
+                        members.add(null, start);
                     } else {
                         out.size = start;
                     }
@@ -566,31 +637,70 @@ public final class Fingerprint {
         }
 
         /**
+         * Whether the name encoded at {@code from} is excluded: as {@link Fingerprint#excluded}, which
+         * it asks about names that are not ASCII (or when an excluded name is not: {@code "k"} equals
+         * the Kelvin sign ignoring case).
+         */
+        private boolean excluded(int from, int length) {
+            if (length < encoder.shortestExcluded || length > 4 * encoder.longestExcluded) {
+                return false; // a name of n chars has n to 3n bytes: it cannot equal an excluded name, ignoring case or not
+            }
+            byte[] name = out.array;
+            boolean ascii = encoder.asciiExcludeFields != null;
+            for (int i = from; ascii && i < from + length; i++) {
+                ascii = name[i] >= 0;
+            }
+            if (!ascii) {
+                return Fingerprint.excluded(new String(name, from, length, StandardCharsets.UTF_8), encoder.excludeFields);
+            }
+            for (byte[] field : encoder.asciiExcludeFields) {
+                if (field.length == length && equalsIgnoringAsciiCase(field, name, from)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private static boolean equalsIgnoringAsciiCase(byte[] field, byte[] name, int from) {
+            for (int i = 0; i < field.length; i++) {
+                int c = field[i];
+                int d = name[from + i];
+                if (c != d && (c | 0x20) != (d | 0x20) || c != d && ((c | 0x20) < 'a' || (c | 0x20) > 'z')) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /**
          * A string's contents after its opening quote, as its UTF-8 length and bytes: runs without
          * escapes are copied as they are (checked to be well-formed UTF-8), escapes decoded.
          */
         private void string() {
             byte[] in = this.in;
             int lengthAt = out.reserveLength();
-            int run = at;
+            int i = at;
+            int run = i;
             while (true) {
-                if (at >= in.length) {
+                while (i < in.length && PLAIN[in[i] & 0xff]) {
+                    i++;
+                }
+                if (i >= in.length) {
                     throw new NotCanonicalizable();
                 }
-                int b = in[at];
-                if (b >= 0x20 && b != '"' && b != '\\') {
-                    at++;
-                } else if (b == '"') {
-                    out.write(in, run, at - run);
-                    at++;
+                int b = in[i];
+                if (b == '"') {
+                    out.write(in, run, i - run);
+                    at = i + 1;
                     break;
                 } else if (b == '\\') {
-                    out.write(in, run, at - run);
-                    at++;
+                    out.write(in, run, i - run);
+                    at = i + 1;
                     escape();
-                    run = at;
+                    i = at;
+                    run = i;
                 } else if (b < 0) {
-                    at = afterUtf8Sequence(at);
+                    i = afterUtf8Sequence(i);
                 } else {
                     throw new NotCanonicalizable(); // a raw control character
                 }
@@ -877,6 +987,49 @@ public final class Fingerprint {
             }
             out.clear();
         }
+    }
+
+    /**
+     * Two well-formed UTF-8 texts in the order of their Strings ({@link String#compareTo}: by UTF-16
+     * unit). That is code point order, the bytes' order, except that a character from U+E000 to
+     * U+FFFF comes after every supplementary one (whose first unit is a surrogate, D800-DBFF).
+     */
+    static int compareAsStrings(byte[] a, int aFrom, int aLength, byte[] b, int bFrom, int bLength) {
+        int common = Math.min(aLength, bLength);
+        int i = Arrays.mismatch(a, aFrom, aFrom + common, b, bFrom, bFrom + common);
+        if (i < 0) {
+            return aLength - bLength;
+        }
+        int x = a[aFrom + i] & 0xff;
+        int y = b[bFrom + i] & 0xff;
+        if (x < 0x80 || y < 0x80) {
+            return x - y; // one of them starts a character here, so both do: an ASCII one is the smaller
+        }
+        while (i > 0 && (a[aFrom + i] & 0xc0) == 0x80) { // back to where the differing characters start
+            i--;
+        }
+        int p = codePointAt(a, aFrom + i);
+        int q = codePointAt(b, bFrom + i);
+        if ((p >= 0x10000) != (q >= 0x10000)) {
+            int bmp = p >= 0x10000 ? q : p;
+            int order = bmp >= 0xe000 ? 1 : -1; // the BMP one, against the supplementary one
+            return p >= 0x10000 ? -order : order;
+        }
+        return Integer.compare(p, q);
+    }
+
+    private static int codePointAt(byte[] utf8, int at) {
+        int lead = utf8[at] & 0xff;
+        if (lead < 0x80) {
+            return lead;
+        }
+        if (lead < 0xe0) {
+            return (lead & 0x1f) << 6 | utf8[at + 1] & 0x3f;
+        }
+        if (lead < 0xf0) {
+            return (lead & 0x0f) << 12 | (utf8[at + 1] & 0x3f) << 6 | utf8[at + 2] & 0x3f;
+        }
+        return (lead & 0x07) << 18 | (utf8[at + 1] & 0x3f) << 12 | (utf8[at + 2] & 0x3f) << 6 | utf8[at + 3] & 0x3f;
     }
 
     /** Case-insensitive, without lower-casing every member name of every body. */

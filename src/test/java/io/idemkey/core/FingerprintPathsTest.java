@@ -124,6 +124,23 @@ class FingerprintPathsTest {
         }
     }
 
+    /** Names compared on their UTF-8 bytes come in String order, also where that is not code point order. */
+    @Test
+    void namesComparedAsBytesInStringOrder() {
+        String[] pieces = {"", "a", "b", "A", "~", "\u007f", "\u0080", "\u00e9", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uffff",
+                "\ud800\udc00", "\ud83d\ude00", "\udbff\udfff", "\u212a", "k"};
+        Random random = new Random(30);
+        for (int round = 0; round < 20_000; round++) {
+            String common = pieces[random.nextInt(pieces.length)];
+            String x = common + pieces[random.nextInt(pieces.length)] + pieces[random.nextInt(pieces.length)];
+            String y = common + pieces[random.nextInt(pieces.length)] + pieces[random.nextInt(pieces.length)];
+            byte[] a = utf8("_" + x);
+            byte[] b = utf8("__" + y);
+            assertEquals(Integer.signum(x.compareTo(y)), Integer.signum(Fingerprint.compareAsStrings(a, 1, a.length - 1, b, 2,
+                    b.length - 2)), () -> x + " vs " + y);
+        }
+    }
+
     /**
      * Order-like bodies, small and larger than JSON-P's path decodes at once (64 KB), with one to
      * three random edits each (a byte changed, cut or inserted): valid or not, the same both ways.
