@@ -43,7 +43,7 @@ import java.util.Set;
  * {@link #MAX_JSON_DEPTH} is hashed as raw bytes: a body never makes fingerprinting fail.
  *
  * <p>By default the JSON is read straight from its UTF-8 bytes by a tokenizer written for this
- * canonical form ({@link Utf8Json}); {@link #Fingerprint(JsonProvider)} reads it through JSON-P
+ * canonical form ({@code Utf8Json}); {@link #Fingerprint(JsonProvider)} reads it through JSON-P
  * instead (the reference the tokenizer is held equal to: same value or the same refusal, for any
  * input). Thread-safe.
  */
@@ -64,7 +64,7 @@ public final class Fingerprint {
     /** Only for {@link #canonicalJson}; looked up when first needed. */
     private volatile JsonGeneratorFactory generators;
 
-    /** Reads JSON with the byte tokenizer ({@link Utf8Json}). */
+    /** Reads JSON with the byte tokenizer ({@code Utf8Json}). */
     public Fingerprint() {
         this.parsers = null;
     }
@@ -174,7 +174,7 @@ public final class Fingerprint {
         private final List<Members> membersByDepth = new ArrayList<>();
         private byte[] scratch = new byte[256];
 
-        /** Whether member names are compared where they were encoded ({@link Utf8Json}) rather than as Strings. */
+        /** Whether member names are compared where they were encoded ({@code Utf8Json}) rather than as Strings. */
         private final boolean namesInPlace;
 
         Encoder(int jsonLength, Set<String> excludeFields, boolean namesInPlace) {
