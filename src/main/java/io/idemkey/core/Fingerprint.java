@@ -11,8 +11,11 @@ import java.io.ByteArrayInputStream;
 import java.io.CharArrayReader;
 import java.io.InputStreamReader;
 import java.io.Reader;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
@@ -39,8 +42,10 @@ import java.util.Set;
  * entity that is not JSON, does not parse, repeats a member name or nests deeper than
  * {@link #MAX_JSON_DEPTH} is hashed as raw bytes: a body never makes fingerprinting fail.
  *
- * <p>JSON goes through JSON-P, the streaming layer of JSON-B that every Jakarta EE server ships.
- * Thread-safe.
+ * <p>By default the JSON is read straight from its UTF-8 bytes by a tokenizer written for this
+ * canonical form ({@code Utf8Json}); {@link #Fingerprint(JsonProvider)} reads it through JSON-P
+ * instead (the reference the tokenizer is held equal to: same value or the same refusal, for any
+ * input). Thread-safe.
  */
 public final class Fingerprint {
 
@@ -54,13 +59,17 @@ public final class Fingerprint {
     private static final int DECODED_AT_ONCE = 64 * 1024;
 
     private final MessageDigest sha256 = newSha256();
+    /** JSON-P's parsers, or null: the byte tokenizer. */
     private final JsonParserFactory parsers;
-    private final JsonGeneratorFactory generators;
+    /** Only for {@link #canonicalJson}; looked up when first needed. */
+    private volatile JsonGeneratorFactory generators;
 
+    /** Reads JSON with the byte tokenizer ({@code Utf8Json}). */
     public Fingerprint() {
-        this(JsonProvider.provider());
+        this.parsers = null;
     }
 
+    /** Reads JSON through JSON-P's streaming parser: the reference path (same fingerprints, about half the speed). */
     public Fingerprint(JsonProvider json) {
         this.parsers = json.createParserFactory(Map.of());
         this.generators = json.createGeneratorFactory(Map.of());
@@ -106,6 +115,9 @@ public final class Fingerprint {
         if (canonical == null) {
             return null;
         }
+        if (generators == null) {
+            generators = JsonProvider.provider().createGeneratorFactory(Map.of());
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (JsonGenerator generator = generators.createGenerator(out, StandardCharsets.UTF_8)) {
             new CanonicalReader(canonical).writeValue(generator);
@@ -124,11 +136,19 @@ public final class Fingerprint {
         if (json.length == 0) {
             return null;
         }
+        if (parsers == null) {
+            try {
+                return new Utf8Json(json, new Encoder(json.length, excludeFields, true)).document();
+            } catch (RuntimeException e) {
+                // NotCanonicalizable (malformed, too deep, repeated member), a number beyond BigDecimal: hash the raw bytes
+                return null;
+            }
+        }
         Reader text = strictUtf8Text(json);
         if (text == null) {
             return null;
         }
-        Encoder encoder = new Encoder(json.length, excludeFields);
+        Encoder encoder = new Encoder(json.length, excludeFields, false);
         try (JsonParser parser = parsers.createParser(text)) {
             encoder.value(parser, parser.next(), 0);
             return parser.hasNext() ? null : encoder.out;
@@ -138,17 +158,40 @@ public final class Fingerprint {
         }
     }
 
-    /** One document's encoding: the output, and the member lists and scratch space its objects reuse. */
+    /**
+     * One document's encoding: the output, and the member lists and scratch space its objects reuse.
+     * Fed by JSON-P's events ({@link #value}) or by {@link Utf8Json}.
+     */
     private static final class Encoder {
         private final Bytes out;
         private final String[] excludeFields;
+        /** The excluded names' bytes if all of them are ASCII; null otherwise. */
+        private final byte[][] asciiExcludeFields;
+        /** The fewest and most chars an excluded name has: a name with fewer bytes, or more than four per char, is kept at once. */
+        private final int shortestExcluded;
+        private final int longestExcluded;
         /** One list per nesting depth: an object's members are done with before its sibling's start. */
         private final List<Members> membersByDepth = new ArrayList<>();
         private byte[] scratch = new byte[256];
 
-        Encoder(int jsonLength, Set<String> excludeFields) {
+        /** Whether member names are compared where they were encoded ({@code Utf8Json}) rather than as Strings. */
+        private final boolean namesInPlace;
+
+        Encoder(int jsonLength, Set<String> excludeFields, boolean namesInPlace) {
+            this.namesInPlace = namesInPlace;
             this.out = new Bytes(64 + jsonLength);
             this.excludeFields = excludeFields.toArray(String[]::new);
+            byte[][] ascii = new byte[this.excludeFields.length][];
+            for (int i = 0; i < ascii.length; i++) {
+                ascii[i] = this.excludeFields[i].getBytes(StandardCharsets.UTF_8);
+                if (ascii[i].length != this.excludeFields[i].length()) {
+                    ascii = null; // an excluded name that is not ASCII: every name is compared as a String
+                    break;
+                }
+            }
+            this.asciiExcludeFields = ascii;
+            this.shortestExcluded = Arrays.stream(this.excludeFields).mapToInt(String::length).min().orElse(Integer.MAX_VALUE);
+            this.longestExcluded = Arrays.stream(this.excludeFields).mapToInt(String::length).max().orElse(-1);
         }
 
         void value(JsonParser parser, JsonParser.Event event, int depth) {
@@ -186,11 +229,7 @@ public final class Fingerprint {
             checkDepth(depth);
             out.write('{');
             int countAt = out.reserveLength();
-            while (membersByDepth.size() <= depth) {
-                membersByDepth.add(new Members());
-            }
-            Members members = membersByDepth.get(depth);
-            members.clear();
+            Members members = members(depth);
             for (JsonParser.Event next = parser.next(); next != JsonParser.Event.END_OBJECT; next = parser.next()) {
                 String name = checked(parser.getString());
                 int start = out.size;
@@ -205,6 +244,21 @@ public final class Fingerprint {
                     out.size = start;
                 }
             }
+            endObject(members, countAt);
+        }
+
+        /** The (cleared) member list of an object at this depth. */
+        Members members(int depth) {
+            while (membersByDepth.size() <= depth) {
+                membersByDepth.add(new Members(namesInPlace ? out : null));
+            }
+            Members members = membersByDepth.get(depth);
+            members.clear();
+            return members;
+        }
+
+        /** The object's members into name order, and their count where it was reserved. */
+        void endObject(Members members, int countAt) {
             int count = members.count;
             if (!members.inOrder) {
                 putInNameOrder(members);
@@ -222,7 +276,8 @@ public final class Fingerprint {
             }
             System.arraycopy(out.array, from, scratch, 0, length);
             int at = from;
-            for (int member : order) {
+            for (int i = 0; i < members.count; i++) {
+                int member = order[i];
                 int start = members.starts[member] - from;
                 int end = (member + 1 < members.count ? members.starts[member + 1] : out.size) - from;
                 System.arraycopy(scratch, start, out.array, at, end - start);
@@ -231,53 +286,89 @@ public final class Fingerprint {
         }
     }
 
-    /** The kept members of one object as they were encoded: names and where each starts in the output. */
+    /**
+     * The kept members of one object as they were encoded: names and where each starts in the output.
+     * Names are Strings (the JSON-P path), or, for {@link Utf8Json}, read where they were encoded (a
+     * member's start is its name's length and UTF-8 bytes) and compared there in String order.
+     */
     private static final class Members {
+        /** Where the names are read in byte mode; null when they are given as Strings. */
+        private final Bytes encoded;
         private String[] names = new String[8];
         private int[] starts = new int[8];
+        /** Byte mode: the length of each name (its bytes follow its start's 4-byte length). */
+        private int[] nameLengths = new int[8];
         private int[] order = new int[8];
         private int count;
         private boolean inOrder;
+
+        Members(Bytes encoded) {
+            this.encoded = encoded;
+        }
 
         void clear() {
             count = 0;
             inOrder = true;
         }
 
+        /** @param name the member's name, or null in byte mode */
         void add(String name, int start) {
-            if (count == names.length) {
+            if (count == starts.length) {
                 names = Arrays.copyOf(names, count * 2);
                 starts = Arrays.copyOf(starts, count * 2);
+                nameLengths = Arrays.copyOf(nameLengths, count * 2);
                 order = new int[count * 2];
             }
+            names[count] = name;
+            starts[count] = start;
+            if (encoded != null) {
+                nameLengths[count] = Bytes.readInt(encoded.array, start);
+            }
             if (count > 0) {
-                int compared = names[count - 1].compareTo(name);
+                int compared = compare(count - 1, count);
                 if (compared == 0) {
                     throw new NotCanonicalizable(); // a repeated member: keep the raw bytes
                 }
                 inOrder &= compared < 0;
             }
-            names[count] = name;
-            starts[count] = start;
             count++;
         }
 
-        /** The members' indexes in name order (an insertion sort: objects have few members); a repeated name fails. */
+        /** Two members' names in {@link String#compareTo} order. */
+        private int compare(int a, int b) {
+            if (encoded == null) {
+                return names[a].compareTo(names[b]);
+            }
+            byte[] array = encoded.array;
+            int x = starts[a] + 4;
+            int y = starts[b] + 4;
+            int common = Math.min(nameLengths[a], nameLengths[b]);
+            for (int i = 0; i < common; i++) { // names are short, and mostly ASCII
+                int p = array[x + i];
+                int q = array[y + i];
+                if (p != q) {
+                    return p >= 0 && q >= 0 ? p - q : compareAsStrings(array, x, nameLengths[a], array, y, nameLengths[b]);
+                }
+            }
+            return nameLengths[a] - nameLengths[b];
+        }
+
+        /** The members' indexes in name order, in the first {@code count} places (an insertion sort: objects have few members); a repeated name fails. */
         int[] sortedOrder() {
             int[] sorted = count <= order.length ? order : new int[count];
             for (int i = 0; i < count; i++) {
                 int member = i;
                 int j = i - 1;
-                while (j >= 0 && names[sorted[j]].compareTo(names[member]) > 0) {
+                while (j >= 0 && compare(sorted[j], member) > 0) {
                     sorted[j + 1] = sorted[j];
                     j--;
                 }
-                if (j >= 0 && names[sorted[j]].equals(names[member])) {
+                if (j >= 0 && compare(sorted[j], member) == 0) {
                     throw new NotCanonicalizable(); // a repeated member, apart
                 }
                 sorted[j + 1] = member;
             }
-            return count == sorted.length ? sorted : Arrays.copyOf(sorted, count);
+            return sorted;
         }
     }
 
@@ -299,7 +390,12 @@ public final class Fingerprint {
             text(out, lexeme);
             return;
         }
-        BigDecimal number = parser.getBigDecimal().stripTrailingZeros();
+        bigNumber(parser.getBigDecimal(), out);
+    }
+
+    /** A number that is not written canonically already (an exponent, trailing zeros, -0, 19 digits or more). */
+    private static void bigNumber(BigDecimal value, Bytes out) {
+        BigDecimal number = value.stripTrailingZeros();
         if (number.scale() <= 0 && number.precision() - number.scale() <= 18) {
             out.write('i');
             out.writeLong(number.longValueExact());
@@ -320,6 +416,10 @@ public final class Fingerprint {
 
     /** A growable byte array without ByteArrayOutputStream's per-byte locking. */
     private static final class Bytes {
+        /** Lengths and longs are big-endian. */
+        private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+        private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
         private byte[] array;
         private int size;
 
@@ -346,9 +446,12 @@ public final class Fingerprint {
 
         void writeLong(long value) {
             ensure(8);
-            for (int shift = 56; shift >= 0; shift -= 8) {
-                array[size++] = (byte) (value >>> shift);
-            }
+            LONG.set(array, size, value);
+            size += 8;
+        }
+
+        static int readInt(byte[] array, int at) {
+            return (int) INT.get(array, at);
         }
 
         /** Room for a length written later with {@link #setLength}; returns where it goes. */
@@ -359,10 +462,7 @@ public final class Fingerprint {
         }
 
         void setLength(int at, int length) {
-            array[at] = (byte) (length >>> 24);
-            array[at + 1] = (byte) (length >>> 16);
-            array[at + 2] = (byte) (length >>> 8);
-            array[at + 3] = (byte) length;
+            INT.set(array, at, length);
         }
 
         /** Length and bytes of an ASCII string without encoding it first; false (nothing written) if it is not ASCII. */
@@ -386,6 +486,416 @@ public final class Fingerprint {
             ensure(bytes.length);
             System.arraycopy(bytes, 0, array, size, bytes.length);
             size += bytes.length;
+        }
+
+        void write(byte[] bytes, int from, int length) {
+            ensure(length);
+            System.arraycopy(bytes, from, array, size, length);
+            size += length;
+        }
+    }
+
+    /**
+     * The canonical encoding read straight from the UTF-8 bytes, without decoding the document into
+     * chars or making a String of any value but member names and unusual numbers. It accepts exactly
+     * what the JSON-P path accepts (Parsson's grammar, after a strict UTF-8 check of the whole body):
+     * one value with white space (space, tab, CR, LF) around it; strings without raw control
+     * characters, with the escapes {@code \" \\ \/ \b \f \n \r \t} and {@code \}{@code u} with four hex digits; numbers
+     * {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?}; well-formed UTF-8 inside strings (the
+     * only place a byte above 0x7F may stand). Anything else throws {@link NotCanonicalizable}, as do
+     * the JSON-P path's own refusals: a lone surrogate, a repeated member, nesting deeper than
+     * {@link #MAX_JSON_DEPTH}, a number BigDecimal cannot hold. {@code ParsersFuzzTest#bytesEqualJsonP}
+     * holds the two paths equal on arbitrary input.
+     */
+    private static final class Utf8Json {
+        /** Parsson's default {@code org.eclipse.parsson.maxBigDecimalLength}: a longer number that needs a BigDecimal is refused. */
+        private static final int BIG_DECIMAL_LENGTH_LIMIT = 1100;
+        /** The bytes a string takes as they are: printable ASCII but the quote and the backslash. */
+        private static final boolean[] PLAIN = new boolean[256];
+
+        static {
+            for (int b = 0x20; b < 0x80; b++) {
+                PLAIN[b] = b != '"' && b != '\\';
+            }
+        }
+
+        private final byte[] in;
+        private final Encoder encoder;
+        private final Bytes out;
+        private int at;
+
+        Utf8Json(byte[] in, Encoder encoder) {
+            this.in = in;
+            this.encoder = encoder;
+            this.out = encoder.out;
+        }
+
+        /** The one value, and nothing but white space after it. */
+        Bytes document() {
+            value(next(), 0);
+            if (next() != -1) {
+                throw new NotCanonicalizable();
+            }
+            return out;
+        }
+
+        /** The next byte that is not white space (consumed), as 0–255; -1 at the end. */
+        private int next() {
+            byte[] in = this.in;
+            while (at < in.length) {
+                int b = in[at++] & 0xff;
+                if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+                    return b;
+                }
+            }
+            return -1;
+        }
+
+        private void value(int first, int depth) {
+            switch (first) {
+                case '{' -> object(depth);
+                case '[' -> array(depth);
+                case '"' -> {
+                    out.write('"');
+                    string();
+                }
+                case 't' -> literal("rue", 't');
+                case 'f' -> literal("alse", 'f');
+                case 'n' -> literal("ull", 'n');
+                case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' -> number(at - 1);
+                default -> throw new NotCanonicalizable();
+            }
+        }
+
+        private void literal(String rest, char tag) {
+            for (int i = 0; i < rest.length(); i++) {
+                if (at >= in.length || in[at++] != rest.charAt(i)) {
+                    throw new NotCanonicalizable();
+                }
+            }
+            out.write(tag);
+        }
+
+        private void array(int depth) {
+            checkDepth(depth);
+            out.write('[');
+            int countAt = out.reserveLength();
+            int count = 0;
+            int next = next();
+            if (next != ']') {
+                while (true) {
+                    value(next, depth + 1);
+                    count++;
+                    next = next();
+                    if (next == ']') {
+                        break;
+                    }
+                    if (next != ',') {
+                        throw new NotCanonicalizable();
+                    }
+                    next = next();
+                }
+            }
+            out.setLength(countAt, count);
+        }
+
+        /** As {@link Encoder#object}: each kept member's name and value encoded as they come, excluded ones read to their end and dropped. */
+        private void object(int depth) {
+            checkDepth(depth);
+            out.write('{');
+            int countAt = out.reserveLength();
+            Members members = encoder.members(depth);
+            int next = next();
+            if (next != '}') {
+                while (true) {
+                    if (next != '"') {
+                        throw new NotCanonicalizable();
+                    }
+                    int start = out.size;
+                    string(); // the name's encoding is a string's: its UTF-8 length and bytes
+                    boolean kept = !excluded(start + 4, out.size - start - 4);
+                    if (next() != ':') {
+                        throw new NotCanonicalizable();
+                    }
+                    value(next(), depth + 1);
+                    if (kept) {
+                        members.add(null, start);
+                    } else {
+                        out.size = start;
+                    }
+                    next = next();
+                    if (next == '}') {
+                        break;
+                    }
+                    if (next != ',') {
+                        throw new NotCanonicalizable();
+                    }
+                    next = next();
+                }
+            }
+            encoder.endObject(members, countAt);
+        }
+
+        /**
+         * Whether the name encoded at {@code from} is excluded: as {@link Fingerprint#excluded}, which
+         * it asks about names that are not ASCII (or when an excluded name is not: {@code "k"} equals
+         * the Kelvin sign ignoring case).
+         */
+        private boolean excluded(int from, int length) {
+            if (length < encoder.shortestExcluded || length > 4 * encoder.longestExcluded) {
+                return false; // a name of n chars has n to 3n bytes: it cannot equal an excluded name, ignoring case or not
+            }
+            byte[] name = out.array;
+            boolean ascii = encoder.asciiExcludeFields != null;
+            for (int i = from; ascii && i < from + length; i++) {
+                ascii = name[i] >= 0;
+            }
+            if (!ascii) {
+                return Fingerprint.excluded(new String(name, from, length, StandardCharsets.UTF_8), encoder.excludeFields);
+            }
+            for (byte[] field : encoder.asciiExcludeFields) {
+                if (field.length == length && equalsIgnoringAsciiCase(field, name, from)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private static boolean equalsIgnoringAsciiCase(byte[] field, byte[] name, int from) {
+            for (int i = 0; i < field.length; i++) {
+                int c = field[i];
+                int d = name[from + i];
+                if (c != d && (c | 0x20) != (d | 0x20) || c != d && ((c | 0x20) < 'a' || (c | 0x20) > 'z')) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /**
+         * A string's contents after its opening quote, as its UTF-8 length and bytes: runs without
+         * escapes are copied as they are (checked to be well-formed UTF-8), escapes decoded.
+         */
+        private void string() {
+            byte[] in = this.in;
+            int lengthAt = out.reserveLength();
+            int i = at;
+            int run = i;
+            while (true) {
+                while (i < in.length && PLAIN[in[i] & 0xff]) {
+                    i++;
+                }
+                if (i >= in.length) {
+                    throw new NotCanonicalizable();
+                }
+                int b = in[i];
+                if (b == '"') {
+                    out.write(in, run, i - run);
+                    at = i + 1;
+                    break;
+                } else if (b == '\\') {
+                    out.write(in, run, i - run);
+                    at = i + 1;
+                    escape();
+                    i = at;
+                    run = i;
+                } else if (b < 0) {
+                    i = afterUtf8Sequence(i);
+                } else {
+                    throw new NotCanonicalizable(); // a raw control character
+                }
+            }
+            out.setLength(lengthAt, out.size - lengthAt - 4);
+        }
+
+        /** After a backslash: the escaped character as UTF-8; a surrogate only as a pair of escapes. */
+        private void escape() {
+            if (at >= in.length) {
+                throw new NotCanonicalizable();
+            }
+            switch (in[at++]) {
+                case '"' -> out.write('"');
+                case '\\' -> out.write('\\');
+                case '/' -> out.write('/');
+                case 'b' -> out.write('\b');
+                case 'f' -> out.write('\f');
+                case 'n' -> out.write('\n');
+                case 'r' -> out.write('\r');
+                case 't' -> out.write('\t');
+                case 'u' -> {
+                    int c = hex4();
+                    if (Character.isHighSurrogate((char) c)) {
+                        if (at + 1 >= in.length || in[at] != '\\' || in[at + 1] != 'u') {
+                            throw new NotCanonicalizable(); // a lone high surrogate
+                        }
+                        at += 2;
+                        int low = hex4();
+                        if (!Character.isLowSurrogate((char) low)) {
+                            throw new NotCanonicalizable();
+                        }
+                        utf8(Character.toCodePoint((char) c, (char) low));
+                    } else if (Character.isLowSurrogate((char) c)) {
+                        throw new NotCanonicalizable(); // a lone low surrogate
+                    } else {
+                        utf8(c);
+                    }
+                }
+                default -> throw new NotCanonicalizable();
+            }
+        }
+
+        private int hex4() {
+            if (at + 4 > in.length) {
+                throw new NotCanonicalizable();
+            }
+            int value = 0;
+            for (int i = 0; i < 4; i++) {
+                int digit = Character.digit(in[at++] & 0xff, 16);
+                if (digit < 0 || in[at - 1] < 0) {
+                    throw new NotCanonicalizable();
+                }
+                value = value << 4 | digit;
+            }
+            return value;
+        }
+
+        private void utf8(int codePoint) {
+            if (codePoint < 0x80) {
+                out.write(codePoint);
+            } else if (codePoint < 0x800) {
+                out.write(0xc0 | codePoint >>> 6);
+                out.write(0x80 | codePoint & 0x3f);
+            } else if (codePoint < 0x10000) {
+                out.write(0xe0 | codePoint >>> 12);
+                out.write(0x80 | codePoint >>> 6 & 0x3f);
+                out.write(0x80 | codePoint & 0x3f);
+            } else {
+                out.write(0xf0 | codePoint >>> 18);
+                out.write(0x80 | codePoint >>> 12 & 0x3f);
+                out.write(0x80 | codePoint >>> 6 & 0x3f);
+                out.write(0x80 | codePoint & 0x3f);
+            }
+        }
+
+        /**
+         * Where a multi-byte UTF-8 sequence starting at {@code i} ends, if it is well-formed as Java's
+         * strict decoder sees it (shortest form, no surrogate, at most U+10FFFF).
+         */
+        private int afterUtf8Sequence(int i) {
+            int lead = in[i] & 0xff;
+            int length;
+            int min = 0x80;
+            int max = 0xbf;
+            if (lead >= 0xc2 && lead <= 0xdf) {
+                length = 2;
+            } else if (lead >= 0xe0 && lead <= 0xef) {
+                length = 3;
+                if (lead == 0xe0) {
+                    min = 0xa0;
+                } else if (lead == 0xed) {
+                    max = 0x9f;
+                }
+            } else if (lead >= 0xf0 && lead <= 0xf4) {
+                length = 4;
+                if (lead == 0xf0) {
+                    min = 0x90;
+                } else if (lead == 0xf4) {
+                    max = 0x8f;
+                }
+            } else {
+                throw new NotCanonicalizable();
+            }
+            if (i + length > in.length) {
+                throw new NotCanonicalizable();
+            }
+            int second = in[i + 1] & 0xff;
+            if (second < min || second > max) {
+                throw new NotCanonicalizable();
+            }
+            for (int k = 2; k < length; k++) {
+                if ((in[i + k] & 0xc0) != 0x80) {
+                    throw new NotCanonicalizable();
+                }
+            }
+            return i + length;
+        }
+
+        /** A number from its first character; what ends it is left for the caller to judge (a comma, a bracket, white space). */
+        private void number(int start) {
+            byte[] in = this.in;
+            int i = start;
+            boolean minus = in[i] == '-';
+            if (minus) {
+                i++;
+                if (i >= in.length || !digit(in[i])) {
+                    throw new NotCanonicalizable();
+                }
+            }
+            if (in[i] == '0') {
+                i++;
+            } else {
+                while (i < in.length && digit(in[i])) {
+                    i++;
+                }
+            }
+            int integerDigits = i - start - (minus ? 1 : 0);
+            int point = -1;
+            if (i < in.length && in[i] == '.') {
+                point = i++;
+                int from = i;
+                while (i < in.length && digit(in[i])) {
+                    i++;
+                }
+                if (i == from) {
+                    throw new NotCanonicalizable();
+                }
+            }
+            boolean exponent = false;
+            if (i < in.length && (in[i] == 'e' || in[i] == 'E')) {
+                exponent = true;
+                i++;
+                if (i < in.length && (in[i] == '+' || in[i] == '-')) {
+                    i++;
+                }
+                int from = i;
+                while (i < in.length && digit(in[i])) {
+                    i++;
+                }
+                if (i == from) {
+                    throw new NotCanonicalizable();
+                }
+            }
+            at = i;
+            if (point < 0 && !exponent && integerDigits <= 18 && !(minus && in[start + 1] == '0')) {
+                long value = 0; // as isPlainInteger and Long.parseLong: written canonically already
+                for (int k = minus ? start + 1 : start; k < i; k++) {
+                    value = value * 10 + (in[k] - '0');
+                }
+                out.write('i');
+                out.writeLong(minus ? -value : value);
+            } else if (point >= 0 && !exponent && in[i - 1] != '0' && (in[point - 1] != '0' || integerDigits > 1
+                    || zerosAfter(point) <= 5)) {
+                out.write('d'); // as isPlainDecimal
+                out.writeInt(i - start);
+                out.write(in, start, i - start);
+            } else {
+                if (i - start > BIG_DECIMAL_LENGTH_LIMIT) {
+                    throw new NotCanonicalizable(); // JSON-P (Parsson) refuses to make a BigDecimal of it
+                }
+                bigNumber(new BigDecimal(new String(in, start, i - start, StandardCharsets.US_ASCII)), out);
+            }
+        }
+
+        private int zerosAfter(int point) {
+            int zeros = 0;
+            while (in[point + 1 + zeros] == '0') {
+                zeros++;
+            }
+            return zeros;
+        }
+
+        private static boolean digit(byte b) {
+            return b >= '0' && b <= '9';
         }
     }
 
@@ -477,6 +987,49 @@ public final class Fingerprint {
             }
             out.clear();
         }
+    }
+
+    /**
+     * Two well-formed UTF-8 texts in the order of their Strings ({@link String#compareTo}: by UTF-16
+     * unit). That is code point order, the bytes' order, except that a character from U+E000 to
+     * U+FFFF comes after every supplementary one (whose first unit is a surrogate, D800-DBFF).
+     */
+    static int compareAsStrings(byte[] a, int aFrom, int aLength, byte[] b, int bFrom, int bLength) {
+        int common = Math.min(aLength, bLength);
+        int i = Arrays.mismatch(a, aFrom, aFrom + common, b, bFrom, bFrom + common);
+        if (i < 0) {
+            return aLength - bLength;
+        }
+        int x = a[aFrom + i] & 0xff;
+        int y = b[bFrom + i] & 0xff;
+        if (x < 0x80 || y < 0x80) {
+            return x - y; // one of them starts a character here, so both do: an ASCII one is the smaller
+        }
+        while (i > 0 && (a[aFrom + i] & 0xc0) == 0x80) { // back to where the differing characters start
+            i--;
+        }
+        int p = codePointAt(a, aFrom + i);
+        int q = codePointAt(b, bFrom + i);
+        if ((p >= 0x10000) != (q >= 0x10000)) {
+            int bmp = p >= 0x10000 ? q : p;
+            int order = bmp >= 0xe000 ? 1 : -1; // the BMP one, against the supplementary one
+            return p >= 0x10000 ? -order : order;
+        }
+        return Integer.compare(p, q);
+    }
+
+    private static int codePointAt(byte[] utf8, int at) {
+        int lead = utf8[at] & 0xff;
+        if (lead < 0x80) {
+            return lead;
+        }
+        if (lead < 0xe0) {
+            return (lead & 0x1f) << 6 | utf8[at + 1] & 0x3f;
+        }
+        if (lead < 0xf0) {
+            return (lead & 0x0f) << 12 | (utf8[at + 1] & 0x3f) << 6 | utf8[at + 2] & 0x3f;
+        }
+        return (lead & 0x07) << 18 | (utf8[at + 1] & 0x3f) << 12 | (utf8[at + 2] & 0x3f) << 6 | utf8[at + 3] & 0x3f;
     }
 
     /** Case-insensitive, without lower-casing every member name of every body. */

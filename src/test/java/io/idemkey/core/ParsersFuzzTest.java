@@ -1,5 +1,6 @@
 package io.idemkey.core;
 
+import com.code_intelligence.jazzer.junit.DictionaryEntries;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
@@ -9,6 +10,7 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -28,14 +30,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Jazzer fuzz tests of the parsers that face hostile bytes: the key header, the JSON fingerprint and
- * the stored-record codec (plain and sealed). {@code mvn test} runs them in regression mode over the
+ * Jazzer fuzz tests of the parsers that face hostile bytes: the key header, the JSON fingerprint (and
+ * its byte tokenizer against the JSON-P path) and the stored-record codec (plain and sealed). {@code mvn test} runs them in regression mode over the
  * inputs committed under {@code src/test/resources/io/idemkey/core/ParsersFuzzTestInputs/}; with
  * {@code JAZZER_FUZZ=1} one of them fuzzes (docs/security.md).
  */
 class ParsersFuzzTest {
 
     private static final Fingerprint FINGERPRINT = new Fingerprint();
+    /** The reference path: JSON through JSON-P (Parsson here). */
+    private static final Fingerprint JSON_P = new Fingerprint(JsonProvider.provider());
     private static final String SPEC;
     static {
         byte[] key = new byte[32];
@@ -98,6 +102,23 @@ class ParsersFuzzTest {
             byte[] c = FINGERPRINT.of("POST", "/orders", List.of(), true, utf8(write(changed, false)), Set.of("ts"));
             assertFalse(Arrays.equals(a, c), () -> "a changed value kept the fingerprint: " + write(changed, false));
         }
+    }
+
+    /**
+     * Any entity: the byte tokenizer (the default) gives exactly the JSON-P path's fingerprint, so the
+     * same canonical form, or the same refusal (the raw bytes hashed: malformed, a lone surrogate, a
+     * repeated member, too deep, a number JSON-P will not make a BigDecimal of). {@code "k"} is
+     * excluded too, so that names such as the Kelvin sign, equal to it ignoring case, are tried.
+     */
+    @FuzzTest(maxDuration = "10m")
+    @DictionaryEntries({"\\u", "\\ud83d", "\\ude00", "\\u00e9", "\\n", "\\/", "true", "false", "null", "e+", "E-", ".0",
+            "-0", "\"ts\"", "\"k\"", "\"\u212a\"", "\u00e9", "\ud83d\ude00", "\u2028", "\ufeff", "[[[[", "{\"a\":", "123456789012345678"})
+    void bytesEqualJsonP(byte[] data) {
+        Set<String> excluded = Set.of("ts", "k");
+        byte[] bytes = FINGERPRINT.of("POST", "/orders", List.of(), true, data, excluded);
+        byte[] jsonP = JSON_P.of("POST", "/orders", List.of(), true, data, excluded);
+        assertArrayEquals(jsonP, bytes, () -> "JSON-P: " + JSON_P.canonicalJson(data, excluded)
+                + ", byte tokenizer: " + FINGERPRINT.canonicalJson(data, excluded));
     }
 
     /**
