@@ -67,7 +67,7 @@ class RedisClusterStoreTest extends RedisStoreContract {
 
     @Override
     protected IdempotencyStore createStore() {
-        return RedisIdempotencyStore.open(clusterOptions(cluster));
+        return RedisIdempotencyStore.open(clusterOptions(cluster).coalesce(coalesce()));
     }
 
 
@@ -236,7 +236,7 @@ class RedisClusterStoreTest extends RedisStoreContract {
      */
     @Test
     void pipelinedRenewalsAndCompletionsWithWaitFollowASlotBeingMovedAndAMovedSlot() {
-        try (RedisIdempotencyStore waiting = RedisIdempotencyStore.open(clusterOptions(cluster)
+        try (RedisIdempotencyStore waiting = RedisIdempotencyStore.open(clusterOptions(cluster).coalesce(coalesce())
                 .waitReplicas(1, Duration.ofMillis(500)))) {
             List<RedisServer> replicated = cluster.masters().stream().filter(m -> !cluster.replicasOf(m).isEmpty()).toList();
             int slot = IntStream.range(0, 100).map(i -> JedisClusterCRC16.getSlot(key("pipelined-migration-" + i)))
