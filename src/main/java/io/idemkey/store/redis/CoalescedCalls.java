@@ -31,9 +31,12 @@ import java.util.concurrent.locks.LockSupport;
  * order; a pipeline is not a transaction, and no call's reply depends on another's. What one call
  * gets is what it would have got alone: its reply, or its error reply (as Jedis's typed exception:
  * {@code NOSCRIPT}, {@code MOVED}, {@code -LOADING}, ...), or, when the connection could not be had
- * or broke or timed out, that failure, which every call the batch carried and did not see answered
- * gets alike. The caller classifies and retries as it does for a call of its own
- * ({@link RedisIdempotencyStore}); a batch is never sent again as a whole.
+ * or broke or timed out, that failure, which every call the batch carried gets alike. The caller
+ * classifies and retries as it does for a call of its own ({@link RedisIdempotencyStore}); a batch
+ * is never sent again as a whole. One thing differs: when a batch timed out (the master did not
+ * answer within the read timeout), the calls queued behind it for that master get the same timeout
+ * without being sent (they did not run), instead of each waiting for a read timeout of its own in
+ * turn, one batch after another; so a call gives up within about one read timeout, as alone.
  */
 final class CoalescedCalls {
 
@@ -47,6 +50,8 @@ final class CoalescedCalls {
     private final ConcurrentHashMap<HostAndPort, Lane> lanes = new ConcurrentHashMap<>();
     private final LongAdder pipelines = new LongAdder();
     private final LongAdder calls = new LongAdder();
+    private final LongAdder unanswered = new LongAdder();
+    private final LongAdder notSent = new LongAdder();
 
     CoalescedCalls(RedisScript script, int maxBatch) {
         if (maxBatch < 1) {
@@ -86,6 +91,25 @@ final class CoalescedCalls {
         } catch (RuntimeException e) {
             // the call follows the redirection as a command of its own, which refreshes the slots too
         }
+    }
+
+    /** Calls whose pipeline got no answer (no connection, a broken one, a timeout): each carried call failed alike. */
+    long unanswered() {
+        return unanswered.sum();
+    }
+
+    /** Calls failed without being sent, because the batch before them on their master timed out. */
+    long notSent() {
+        return notSent.sum();
+    }
+
+    /** Calls queued now, on every master (for tests). */
+    int queued() {
+        int queued = 0;
+        for (Lane lane : lanes.values()) {
+            queued += lane.queue.size();
+        }
+        return queued;
     }
 
     /** One script call and, once its batch is answered, its reply or its failure. */
@@ -212,9 +236,16 @@ final class CoalescedCalls {
             } finally {
                 for (Call call : batch) {
                     if (!call.done()) {
+                        CoalescedCalls.this.unanswered.increment();
                         call.answer(null, unanswered != null ? unanswered
                                 : new JedisException("the batch ended before this call was answered"));
                     }
+                }
+            }
+            if (unanswered != null && RedisIdempotencyStore.timedOut(unanswered)) {
+                for (Call queued; (queued = queue.poll()) != null; ) {
+                    notSent.increment();
+                    queued.answer(null, unanswered);
                 }
             }
         }

@@ -465,9 +465,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /** Pipelines the coalescing path sent, and the calls they carried, since the store opened ({0, 0} without it). */
-    long[] coalescedPipelinesAndCalls() {
-        return coalesced == null ? new long[]{0, 0} : new long[]{coalesced.pipelines(), coalesced.calls()};
+    /** The coalescing path's calls (null without it), for tests. */
+    CoalescedCalls coalesced() {
+        return coalesced;
     }
 
     /**
@@ -597,7 +597,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * cluster client's failure carries the node's further down; so causes and suppressed
      * exceptions are followed, to a bounded depth.
      */
-    private static boolean timedOut(Throwable e) {
+    static boolean timedOut(Throwable e) {
         return timedOut(e, 8);
     }
 
