@@ -128,10 +128,14 @@ final class CoalescedCalls {
             this.text = text;
         }
 
+        /** Settles the call; its caller learns of it when woken ({@link #wake}), or when it next looks. */
         void answer(Object reply, RuntimeException failure) {
             this.reply = reply;
             this.failure = failure;
             this.done = true; // publishes reply and failure
+        }
+
+        void wake() {
             LockSupport.unpark(caller);
         }
 
@@ -159,26 +163,33 @@ final class CoalescedCalls {
 
         /**
          * Queues the call, and returns once it is answered: sent by this thread (when no batch is
-         * in flight) or by another caller's. A sender that is done wakes the caller at the head of
-         * the queue, which then sends the next batch; since it gives up the lane before it looks
-         * at the queue, a caller that queued after that look finds the lane free itself.
+         * in flight) or by another caller's. A sender that has read its batch's replies gives up
+         * the lane and wakes the caller at the head of the queue first, which then sends the next
+         * batch while this one wakes the callers it answered; since it gives up the lane before it
+         * looks at the queue, a caller that queued after that look finds the lane free itself.
          */
         void run(Masters masters, Call call) {
             queue.add(call);
             boolean interrupted = false;
             while (!call.done()) {
                 if (sending.compareAndSet(false, true)) {
+                    List<Call> batch = List.of();
                     try {
-                        List<Call> batch = drain();
+                        batch = drain();
                         if (!batch.isEmpty()) {
                             send(masters, batch);
                         }
                     } finally {
                         sending.set(false);
-                    }
-                    Call next = queue.peek();
-                    if (next != null && next != call) {
-                        LockSupport.unpark(next.caller);
+                        Call next = queue.peek();
+                        if (next != null && next != call) {
+                            next.wake();
+                        }
+                        for (Call answered : batch) {
+                            if (answered != call) {
+                                answered.wake();
+                            }
+                        }
                     }
                 } else {
                     LockSupport.parkNanos(this, RECHECK_NANOS);
@@ -246,6 +257,7 @@ final class CoalescedCalls {
                 for (Call queued; (queued = queue.poll()) != null; ) {
                     notSent.increment();
                     queued.answer(null, unanswered);
+                    queued.wake();
                 }
             }
         }
