@@ -23,7 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * flight takes whatever is queued (its own call included, up to {@link #MAX_BATCH}), writes it as
  * one pipeline on one pooled connection, reads the replies, and hands each caller its own. Calls
  * that arrive meanwhile queue up, and go out together in the next batch, sent by one of their
- * callers: the sender, once done, wakes the caller at the head of the queue. A lone call therefore
+ * callers: the sender, once it has read its batch's replies, gives up the lane and wakes the caller
+ * at the head of the queue first, then the callers it answered. A lone call therefore
  * goes out at once on its caller's thread, as it would without this class; under load, one write
  * and one read on each side carry many calls.
  *
