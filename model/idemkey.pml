@@ -68,6 +68,26 @@
  * (under the same owner, in-progress guard): every operation here treats an expired row as absent,
  * so it is sql_release; the cleanup (deleteExpired) also waits for the count's window to end.
  *
+ * The Redis store's coalescing path (idempotency.redis.coalesce, CoalescedCalls) changes how calls
+ * travel, not what runs, so the Redis configurations above hold for it unchanged:
+ *   - each call in a batch is still its own EVALSHA of record.lua, run by Redis alone and atomically
+ *     (one lua_* step here), in the pipeline's order; a pipeline is not a transaction (no MULTI), so
+ *     no call's effect or reply depends on another's. Calls of different servers that travel
+ *     together run in some order, and the model already tries every order of the servers' steps;
+ *     one server's calls are never in one batch together (each of its steps waits for the last);
+ *   - a batch that gets no answer (a broken connection, a timeout) gives each call it carried a
+ *     fate the model already has: the calls Redis ran before the connection broke are
+ *     CALL_REPLY_LOST, the others CALL_DOWN. Each caller then does what it did before with its own
+ *     call: after a broken connection it sends it once more with the same owner token (the "same
+ *     token again" branches of lua_acquire and lua_complete, the compare-and-set of release and
+ *     renew), after a timeout it reports the store unavailable. A call that was queued behind a
+ *     batch that timed out fails unsent: CALL_DOWN. One batch's failure is thus several servers'
+ *     calls failing at once: several faults, which the model covers when MAXFAULT allows as many
+ *     (model/verify -DLOCK=1 -DMAXCRASH=0 -DMAXFAULT=2: two servers' calls failed in one run);
+ *   - fencing is record.lua's compare-and-set on the owner token, unchanged; a completion that
+ *     waits for replicas (WAIT) is not coalesced: it keeps a connection of its own, so what its
+ *     WAIT covers (every write on that connection before it) is what it covered before.
+ *
  * Left out on purpose (each is one branch of the code that cannot change the properties here):
  * fingerprint mismatch (422: answered before any state changes), the rate limit (on Redis a separate
  * counter key, counted after lua_acquire's "the same token again" branch, so a retried acquire

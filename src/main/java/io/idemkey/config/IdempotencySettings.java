@@ -79,6 +79,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
     public static final String REDIS_SENTINEL_MASTER = "idempotency.redis.sentinel.master";
     public static final String REDIS_WAIT_REPLICAS = "idempotency.redis.wait-replicas";
     public static final String REDIS_WAIT_TIMEOUT = "idempotency.redis.wait-timeout-ms";
+    public static final String REDIS_COALESCE = "idempotency.redis.coalesce";
     public static final String KEY_PREFIX = "idempotency.key-prefix";
     public static final String HEADER = "idempotency.header";
     public static final String REPLAYED_HEADER = "idempotency.replayed-header";
@@ -277,7 +278,8 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
                 .poolMaxWait(Duration.ofMillis(integer(config, REDIS_POOL_MAX_WAIT, 2000, 1, 600_000)))
                 .poolMaxTotal(integer(config, REDIS_POOL_MAX_TOTAL, 64, 1, 10_000))
                 .poolMinIdle(integer(config, REDIS_POOL_MIN_IDLE, 0, 0, 10_000))
-                .verifyHostname(config.get(REDIS_VERIFY_HOSTNAME).map(v -> Values.bool(REDIS_VERIFY_HOSTNAME, v)).orElse(true));
+                .verifyHostname(config.get(REDIS_VERIFY_HOSTNAME).map(v -> Values.bool(REDIS_VERIFY_HOSTNAME, v)).orElse(true))
+                .coalesce(config.get(REDIS_COALESCE).map(v -> Values.bool(REDIS_COALESCE, v)).orElse(false));
         if (options.poolMinIdle() > options.poolMaxTotal()) {
             throw new ConfigurationException(REDIS_POOL_MIN_IDLE, "must not exceed " + REDIS_POOL_MAX_TOTAL
                     + " (" + options.poolMaxTotal() + ")");

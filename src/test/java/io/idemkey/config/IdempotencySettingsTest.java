@@ -328,6 +328,21 @@ class IdempotencySettingsTest {
     }
 
     @Test
+    void coalescingIsOffByDefaultAndOnWhenAsked() {
+        assertFalse(settings().redis().coalesce());
+        assertTrue(settings(IdempotencySettings.REDIS_COALESCE, "true").redis().coalesce());
+        assertTrue(settings(IdempotencySettings.REDIS_COALESCE, " TRUE ").redis().coalesce());
+        assertFalse(settings(IdempotencySettings.REDIS_COALESCE, "false").redis().coalesce());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"yes", "1", "on", "coalesce"})
+    void coalesceMustBeABooleanAndTheRefusalNamesTheProperty(String bad) {
+        String message = refused(IdempotencySettings.REDIS_COALESCE, IdempotencySettings.REDIS_COALESCE, bad);
+        assertTrue(message.contains("true or false") && message.contains(bad), message);
+    }
+
+    @Test
     void verifyHostnameMustBeABoolean() {
         refused(IdempotencySettings.REDIS_VERIFY_HOSTNAME, IdempotencySettings.REDIS_VERIFY_HOSTNAME, "yes");
     }

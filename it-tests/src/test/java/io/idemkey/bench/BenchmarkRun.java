@@ -70,8 +70,8 @@ public final class BenchmarkRun {
     private static final Duration NETWORK_MEASURED = Duration.ofSeconds(3);
     private static final List<Duration> ONE_WAY_DELAYS = List.of(Duration.ZERO, Duration.ofNanos(250_000), Duration.ofMillis(1));
     /**
-     * Which parts to run: {@code -Dbench.only=throughput,roundtrips,memory,errors,network,cluster,jdbc,encryption,fingerprint}
-     * ({@code jdbc} and {@code encryption} are not in the default run).
+     * Which parts to run: {@code -Dbench.only=throughput,roundtrips,memory,errors,network,cluster,jdbc,encryption,coalesce,fingerprint}
+     * ({@code jdbc}, {@code encryption} and {@code coalesce} are not in the default run).
      */
     private static final String ONLY = System.getProperty("bench.only",
             "throughput,roundtrips,memory,errors,network,cluster,fingerprint");
@@ -122,10 +122,152 @@ public final class BenchmarkRun {
         if (ONLY.contains("encryption")) {
             encryption();
         }
+        if (ONLY.contains("coalesce")) {
+            coalescing();
+        }
         if (ONLY.contains("fingerprint")) {
             fingerprints();
         }
         print(Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    /** Connections at which the store's two call paths are compared. */
+    private static final List<Integer> PATH_CONNECTIONS = List.of(1, 8, 32, 256);
+
+    /**
+     * The Redis store's two call paths in one run (issue 30): each call on a pooled connection of its
+     * own (old), and the calls ready together sent as one pipeline ({@code idempotency.redis.coalesce},
+     * new), as two deployments on one Payara Micro and one private Redis, replay caches off (a replay
+     * is read from Redis), at 1, 8, 32 and 256 connections: throughput, p50 and p99, and per request
+     * the server's and Redis's CPU and Redis's socket reads; a bare request at each count is the
+     * base, and check-then-lock at 32 the base of Redis's CPU. Every scenario runs {@code REPEATS}
+     * times, in a different order each time; the targets are the new path's.
+     */
+    private void coalescing() throws Exception {
+        System.out.println("the store's call paths: a private Redis, Payara Micro, each call alone vs coalesced ...");
+        try (RedisServer redis = RedisServer.start()) {
+            Path directory = Files.createTempDirectory("idemkey-bench-paths");
+            Map<String, String> common = Map.of("idempotency.redis.url", redis.url(), "idempotency.replay-cache-bytes", "0");
+            List<Path> wars = List.of(
+                    war(directory, "bench-old", merged(common, Map.of("idempotency.redis.coalesce", "false"))),
+                    war(directory, "bench-new", merged(common, Map.of("idempotency.redis.coalesce", "true"))),
+                    war(directory, "bench-ctl", merged(common, Map.of("idempotency.store", "custom"))));
+            try (ServerProcess server = ServerProcess.startForTests(ServerProcess.Kind.PAYARA, wars)) {
+                URI old = server.uri("bench-old");
+                URI coalesced = server.uri("bench-new");
+                URI checkThenLock = server.uri("bench-ctl");
+                warmUp(Duration.ofSeconds(5), old, coalesced, checkThenLock);
+                Supplier<String> oldReplays = completedKeys(old);
+                Supplier<String> newReplays = completedKeys(coalesced);
+                List<Scenario> scenarios = new ArrayList<>();
+                for (int connections : PATH_CONNECTIONS) {
+                    scenarios.add(Scenario.of("paths: bare, " + connections, old.resolve("bench/bare"), connections, null));
+                    scenarios.add(Scenario.of("paths: old first, " + connections, old.resolve("bench/guarded"), connections,
+                            this::uniqueKey));
+                    scenarios.add(Scenario.of("paths: new first, " + connections, coalesced.resolve("bench/guarded"), connections,
+                            this::uniqueKey));
+                    scenarios.add(Scenario.of("paths: old replay, " + connections, old.resolve("bench/guarded"), connections,
+                            oldReplays));
+                    scenarios.add(Scenario.of("paths: new replay, " + connections, coalesced.resolve("bench/guarded"), connections,
+                            newReplays));
+                }
+                scenarios.add(Scenario.of("paths: check-then-lock first, 32", checkThenLock.resolve("bench/guarded"), 32,
+                        this::uniqueKey));
+                try (Meters meters = new Meters(server.pid(), redis.pid(), redis.client())) {
+                    load.meter(meters);
+                    runRepeatedly("call paths", scenarios, REPEATS, Duration.ZERO, WARM_UP, MEASURED);
+                } finally {
+                    load.meter(null);
+                }
+            }
+        }
+        printPaths();
+    }
+
+    /** The call paths' tables and the new path's targets. */
+    private void printPaths() {
+        System.out.printf("%n| connections | request | old path: req/s, p50 / p99 ms | new path: req/s, p50 / p99 ms"
+                + " | new ÷ old throughput | ÷ bare throughput, old / new |%n| --- | --- | --- | --- | --- | --- |%n");
+        for (int connections : PATH_CONNECTIONS) {
+            String bare = "paths: bare, " + connections;
+            System.out.printf("| %d | bare | %s, %.3f / %.3f | | | |%n", connections, spread(bare, LoadGenerator.Result::throughput, "%.0f"),
+                    p50(bare), p99(bare));
+            for (String request : List.of("first", "replay")) {
+                String old = "paths: old " + request + ", " + connections;
+                String neu = "paths: new " + request + ", " + connections;
+                System.out.printf("| %d | %s | %s, %.3f / %.3f | %s, %.3f / %.3f | %s | %.2f / %.2f |%n", connections,
+                        request.equals("first") ? "first execution" : "replay from Redis",
+                        spread(old, LoadGenerator.Result::throughput, "%.0f"), p50(old), p99(old),
+                        spread(neu, LoadGenerator.Result::throughput, "%.0f"), p50(neu), p99(neu),
+                        ratioSpread(neu, old, LoadGenerator.Result::throughput),
+                        pairedRatio(old, bare, LoadGenerator.Result::throughput),
+                        pairedRatio(neu, bare, LoadGenerator.Result::throughput));
+            }
+        }
+        ToDoubleFunction<LoadGenerator.Result> serverCpu = r -> r.perRequest(Meters.Reading::serverCpuNanos);
+        System.out.printf("%n| per request | server CPU µs, old / new | ÷ bare, old / new | Redis CPU µs, old / new"
+                + " | Redis socket reads, old / new |%n| --- | --- | --- | --- | --- |%n");
+        for (int connections : PATH_CONNECTIONS) {
+            String bare = "paths: bare, " + connections;
+            System.out.printf("| bare, %d | %s | 1.00 | %s | %s |%n", connections,
+                    spread(bare, r -> micros(r, Meters.Reading::serverCpuNanos), "%.0f"),
+                    spread(bare, r -> micros(r, Meters.Reading::redisCpuNanos), "%.1f"),
+                    spread(bare, r -> r.perRequest(Meters.Reading::redisSocketReads), "%.2f"));
+            for (String request : List.of("first", "replay")) {
+                String old = "paths: old " + request + ", " + connections;
+                String neu = "paths: new " + request + ", " + connections;
+                System.out.printf("| %s, %d | %s / %s | %s / %s | %s / %s | %s / %s |%n",
+                        request.equals("first") ? "first execution" : "replay from Redis", connections,
+                        spread(old, r -> micros(r, Meters.Reading::serverCpuNanos), "%.0f"),
+                        spread(neu, r -> micros(r, Meters.Reading::serverCpuNanos), "%.0f"),
+                        ratioSpread(old, bare, serverCpu), ratioSpread(neu, bare, serverCpu),
+                        spread(old, r -> micros(r, Meters.Reading::redisCpuNanos), "%.1f"),
+                        spread(neu, r -> micros(r, Meters.Reading::redisCpuNanos), "%.1f"),
+                        spread(old, r -> r.perRequest(Meters.Reading::redisSocketReads), "%.2f"),
+                        spread(neu, r -> r.perRequest(Meters.Reading::redisSocketReads), "%.2f"));
+            }
+        }
+        String ctl = "paths: check-then-lock first, 32";
+        System.out.printf("| check-then-lock first execution, 32 | %s | %s | %s | %s |%n",
+                spread(ctl, r -> micros(r, Meters.Reading::serverCpuNanos), "%.0f"),
+                ratioSpread(ctl, "paths: bare, 32", serverCpu),
+                spread(ctl, r -> micros(r, Meters.Reading::redisCpuNanos), "%.1f"),
+                spread(ctl, r -> r.perRequest(Meters.Reading::redisSocketReads), "%.2f"));
+
+        double firstCpu = pairedRatio("paths: new first, 32", "paths: bare, 32", serverCpu);
+        double oldFirstCpu = pairedRatio("paths: old first, 32", "paths: bare, 32", serverCpu);
+        target("coalesced: server CPU added by a first execution, 32 connections (≤ 25 % of a bare request's)",
+                String.format("%.0f %% (old path, same run: %.0f %%)", 100 * (firstCpu - 1), 100 * (oldFirstCpu - 1)),
+                firstCpu <= 1.25);
+        double replayCpu = pairedRatio("paths: new replay, 32", "paths: bare, 32", serverCpu);
+        target("coalesced: server CPU of a replay from Redis ÷ a bare request's, 32 connections (≤ 1.05)",
+                String.format("%.2f (old path: %.2f)", replayCpu, pairedRatio("paths: old replay, 32", "paths: bare, 32", serverCpu)),
+                replayCpu <= 1.05);
+        double redisCpu = cost("paths: new first, 32", Meters.Reading::redisCpuNanos);
+        double ctlRedisCpu = cost(ctl, Meters.Reading::redisCpuNanos);
+        target("coalesced: Redis process CPU per first execution, 32 connections (≤ half of check-then-lock's)",
+                String.format("%.1f vs %.1f µs (old path: %.1f µs)", redisCpu / 1000, ctlRedisCpu / 1000,
+                        cost("paths: old first, 32", Meters.Reading::redisCpuNanos) / 1000), redisCpu <= ctlRedisCpu / 2);
+        double firstThroughput = pairedRatio("paths: new first, 32", "paths: bare, 32", LoadGenerator.Result::throughput);
+        double replayThroughput = pairedRatio("paths: new replay, 32", "paths: bare, 32", LoadGenerator.Result::throughput);
+        target("coalesced: ÷ bare throughput, 32 connections: first execution (≥ 0.9) / replay from Redis (≥ 0.95)",
+                String.format("%.2f / %.2f (old path: %.2f / %.2f)", firstThroughput, replayThroughput,
+                        pairedRatio("paths: old first, 32", "paths: bare, 32", LoadGenerator.Result::throughput),
+                        pairedRatio("paths: old replay, 32", "paths: bare, 32", LoadGenerator.Result::throughput)),
+                firstThroughput >= 0.9 && replayThroughput >= 0.95);
+        boolean noWorse = p50("paths: new first, 1") <= p50("paths: old first, 1") && p99("paths: new first, 1") <= p99("paths: old first, 1");
+        target("coalesced: first execution at 1 connection, p50 / p99 (no worse than the old path's, same run)",
+                String.format("%.3f / %.3f ms vs %.3f / %.3f ms", p50("paths: new first, 1"), p99("paths: new first, 1"),
+                        p50("paths: old first, 1"), p99("paths: old first, 1")), noWorse);
+        long errors = 0;
+        long requests = 0;
+        for (String request : List.of("paths: new first, 256", "paths: new replay, 256")) {
+            for (LoadGenerator.Result result : results.get(request)) {
+                errors += result.errors();
+                requests += result.requests() + result.errors();
+            }
+        }
+        target("coalesced: errors at 256 connections (0)", errors + " of " + requests + " requests", errors == 0);
     }
 
     /** The parts on one Payara Micro and one private Redis on loopback: throughput, round trips, memory, errors. */

@@ -20,8 +20,8 @@ import java.util.Set;
  * What the application server and Redis spend, read before and after a measured window: CPU time
  * of each process ({@code /proc/<pid>/stat}, user + system, every thread), the bytes the server's
  * threads allocated (its {@code ThreadMXBean}, through a JMX agent the benchmark starts in it with
- * the attach API), and the time Redis spent running commands ({@code INFO commandstats}, the sum of
- * {@code usec}). Divided by the requests answered in the window, these are the per-request costs,
+ * the attach API), the time Redis spent running commands ({@code INFO commandstats}, the sum of
+ * {@code usec}) and the reads it made from its clients' sockets ({@code INFO stats}). Divided by the requests answered in the window, these are the per-request costs,
  * steadier than throughput on a machine where load generator, server and Redis share the cores.
  */
 final class Meters implements AutoCloseable {
@@ -32,12 +32,13 @@ final class Meters implements AutoCloseable {
      * {@code SET}, ...: counted on their own too, and inside their script's time), and the rest.
      */
     record Reading(long serverCpuNanos, long serverAllocatedBytes, long redisCpuNanos, long redisScriptMicros,
-                   long redisScriptableMicros, long redisOtherMicros) {
+                   long redisScriptableMicros, long redisOtherMicros, long redisSocketReads) {
 
         Reading minus(Reading before) {
             return new Reading(serverCpuNanos - before.serverCpuNanos, serverAllocatedBytes - before.serverAllocatedBytes,
                     redisCpuNanos - before.redisCpuNanos, redisScriptMicros - before.redisScriptMicros,
-                    redisScriptableMicros - before.redisScriptableMicros, redisOtherMicros - before.redisOtherMicros);
+                    redisScriptableMicros - before.redisScriptableMicros, redisOtherMicros - before.redisOtherMicros,
+                    redisSocketReads - before.redisSocketReads);
         }
 
         /**
@@ -93,7 +94,7 @@ final class Meters implements AutoCloseable {
         long allocated = Arrays.stream(threads.getThreadAllocatedBytes(ids)).filter(bytes -> bytes > 0).sum();
         long[] commands = redis == null ? new long[3] : commandMicros();
         return new Reading(cpuNanos(serverPid), allocated, redisPid == 0 ? 0 : cpuNanos(redisPid),
-                commands[0], commands[1], commands[2]);
+                commands[0], commands[1], commands[2], redis == null ? 0 : socketReads());
     }
 
     /** User and system time of every thread of the process, live or ended ({@code /proc/<pid>/stat} fields 14 and 15). */
@@ -120,6 +121,16 @@ final class Meters implements AutoCloseable {
             micros[SCRIPTS.contains(command) ? 0 : CALLED_BY_SCRIPTS.contains(command) ? 1 : 2] += usec;
         }
         return micros;
+    }
+
+    /** The reads Redis made from its clients' sockets so far ({@code INFO stats}; each reading adds its own two). */
+    private long socketReads() {
+        for (String line : redis.info("stats").split("\r?\n")) {
+            if (line.startsWith("total_reads_processed:")) {
+                return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return 0;
     }
 
     private static long clockTicksPerSecond() {

@@ -60,6 +60,15 @@ import java.util.logging.Logger;
  * if no node answers then, the store keeps trying on each call (the servers start without Redis, as
  * with one server), until it is closed. A cluster client asks the nodes for the slots again soon
  * after a call got no answer, and periodically ({@link ClusterMasters}).
+ *
+ * <p>With {@link RedisStoreOptions#coalesce(boolean)}, acquire, complete, release and renew calls
+ * that are ready at the same moment, from any requests, travel together: one pipeline per master,
+ * one write and one read ({@link CoalescedCalls}); a lone call goes out at once. Each keeps its own
+ * reply, classification and retry as above: a broken connection fails exactly the calls it
+ * carried, each of which is then sent again once, on a fresh connection, in whatever batch it
+ * meets. A completion that waits for replicas ({@code wait-replicas}) and the renewals of many
+ * leases (one pipeline already) are sent as without it: a {@code WAIT} holds up every reply after
+ * it on its connection, so it would hold up every call in its batch.
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
 
@@ -83,6 +92,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final int waitReplicas;
     private final long waitTimeoutMillis;
     private final LongAdder notReplicated = new LongAdder();
+    private final CoalescedCalls coalesced; // null: each call on a connection of its own
     private volatile Runnable whenNotReplicated = () -> { };
     private volatile RedisStoreOptions.Connected connected;
     private boolean closed; // guarded by this
@@ -94,10 +104,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * @param description  where the store points, for messages (never with credentials)
      * @param waitReplicas replicas that must acknowledge a completion ({@code WAIT}); 0: none
      * @param waitTimeout  how long a completion waits for them
+     * @param coalesced    the calls sent together ({@link CoalescedCalls}), or null: each alone
      */
     RedisIdempotencyStore(Supplier<RedisStoreOptions.Connected> connect, Runnable afterClose, String description,
-                          int waitReplicas, Duration waitTimeout) {
+                          int waitReplicas, Duration waitTimeout, CoalescedCalls coalesced) {
         this.connect = connect;
+        this.coalesced = coalesced;
         this.afterClose = afterClose;
         this.description = description;
         this.waitReplicas = waitReplicas;
@@ -132,7 +144,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static RedisIdempotencyStore open(RedisStoreOptions options, ScheduledExecutorService background,
                                               Runnable afterClose) {
         RedisIdempotencyStore store = new RedisIdempotencyStore(() -> options.createClient(background), afterClose,
-                options.description(), options.waitReplicas(), options.waitTimeout());
+                options.description(), options.waitReplicas(), options.waitTimeout(),
+                options.coalesce() ? new CoalescedCalls(RECORD, CoalescedCalls.MAX_BATCH) : null);
         try {
             store.connected();
         } catch (StoreUnavailableException e) {
@@ -424,7 +437,37 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private Object run(List<byte[]> keys, byte[]... args) {
         List<byte[]> argv = List.of(args);
-        return execute(client -> script(client, keys, argv));
+        return coalesced == null ? execute(client -> script(client, keys, argv))
+                : execute(client -> coalescedScript(client, keys, argv));
+    }
+
+    /**
+     * The record script in a batch of calls to the key's master ({@link CoalescedCalls}): by its
+     * SHA-1, and with its text once where the node never saw it, as {@link #script(UnifiedJedis, List, List)}.
+     * A cluster whose slot moved since the client last asked answers with a redirection and runs
+     * nothing: the call then goes as a command of its own through the cluster client, which follows
+     * the redirection (as a redirected renewal does); so does a call whose slot has no known master.
+     */
+    private Object coalescedScript(UnifiedJedis client, List<byte[]> keys, List<byte[]> argv) {
+        Masters masters = connected().masters();
+        HostAndPort master = masters.masterOf(keys.get(0));
+        if (master == null) {
+            return script(client, keys, argv);
+        }
+        try {
+            try {
+                return coalesced.call(masters, master, keys, argv, false);
+            } catch (JedisNoScriptException e) {
+                return coalesced.call(masters, master, keys, argv, true);
+            }
+        } catch (JedisRedirectionException e) {
+            return script(client, keys, argv);
+        }
+    }
+
+    /** The coalescing path's calls (null without it), for tests. */
+    CoalescedCalls coalesced() {
+        return coalesced;
     }
 
     /**
@@ -554,7 +597,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * cluster client's failure carries the node's further down; so causes and suppressed
      * exceptions are followed, to a bounded depth.
      */
-    private static boolean timedOut(Throwable e) {
+    static boolean timedOut(Throwable e) {
         return timedOut(e, 8);
     }
 

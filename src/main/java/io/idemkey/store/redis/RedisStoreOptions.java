@@ -54,6 +54,7 @@ public final class RedisStoreOptions {
     private int poolMinIdle = 0;
     private SSLSocketFactory sslSocketFactory;
     private boolean verifyHostname = true;
+    private boolean coalesce = false;
 
     private RedisStoreOptions(HostAndPort address, boolean tls, String user, String password, int database) {
         this.address = address;
@@ -175,6 +176,20 @@ public final class RedisStoreOptions {
 
     public Duration waitTimeout() {
         return waitTimeout;
+    }
+
+    /**
+     * Whether the store's calls that are ready at the same moment, from any requests, travel
+     * together, one pipeline per master (default false: each call on a pooled connection of its
+     * own). A lone call goes out at once either way; see {@link RedisIdempotencyStore}.
+     */
+    public RedisStoreOptions coalesce(boolean coalesce) {
+        this.coalesce = coalesce;
+        return this;
+    }
+
+    public boolean coalesce() {
+        return coalesce;
     }
 
     /** Whether a TLS server's certificate must name the host it is reached at (default true). */

@@ -45,8 +45,13 @@ class RedisClusterFailuresTest {
 
     private final String namespace = "failures:" + UUID.randomUUID() + ":";
 
-    private static RedisStoreOptions options(RedisCluster cluster, Duration timeout) {
-        return RedisStoreOptions.fromUrl("redis://ignored", null, null).cluster(cluster.seeds())
+    /** Whether the stores send the calls ready together as one pipeline: the class runs on both paths, through a subclass. */
+    protected boolean coalesce() {
+        return false;
+    }
+
+    private RedisStoreOptions options(RedisCluster cluster, Duration timeout) {
+        return RedisStoreOptions.fromUrl("redis://ignored", null, null).cluster(cluster.seeds()).coalesce(coalesce())
                 .connectTimeout(timeout).readTimeout(timeout);
     }
 

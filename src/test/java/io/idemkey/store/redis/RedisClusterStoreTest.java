@@ -67,7 +67,7 @@ class RedisClusterStoreTest extends RedisStoreContract {
 
     @Override
     protected IdempotencyStore createStore() {
-        return RedisIdempotencyStore.open(clusterOptions(cluster));
+        return RedisIdempotencyStore.open(clusterOptions(cluster).coalesce(coalesce()));
     }
 
 
@@ -236,7 +236,7 @@ class RedisClusterStoreTest extends RedisStoreContract {
      */
     @Test
     void pipelinedRenewalsAndCompletionsWithWaitFollowASlotBeingMovedAndAMovedSlot() {
-        try (RedisIdempotencyStore waiting = RedisIdempotencyStore.open(clusterOptions(cluster)
+        try (RedisIdempotencyStore waiting = RedisIdempotencyStore.open(clusterOptions(cluster).coalesce(coalesce())
                 .waitReplicas(1, Duration.ofMillis(500)))) {
             List<RedisServer> replicated = cluster.masters().stream().filter(m -> !cluster.replicasOf(m).isEmpty()).toList();
             int slot = IntStream.range(0, 100).map(i -> JedisClusterCRC16.getSlot(key("pipelined-migration-" + i)))
@@ -310,6 +310,58 @@ class RedisClusterStoreTest extends RedisStoreContract {
     }
 
     /** {@code count} keys of this test's namespace that hash to {@code slot}. */
+    /**
+     * 16 callers at once on keys of one slot while it is being migrated (ASK for the keys already
+     * moved, and for new keys), then after it moved (MOVED): every call is followed to its master
+     * and answered as alone. On the coalescing path the calls of one batch that a node redirects
+     * are sent again one by one through the cluster client; without that they would be outages.
+     */
+    @Test
+    void concurrentCallsOnASlotBeingMigratedAndThenMovedAreEachFollowed() throws Exception {
+        int slot = JedisClusterCRC16.getSlot(key("concurrent-migration-seed"));
+        List<String> keys = keysInSlot(slot, "concurrent-migration", 32);
+        List<String> completing = keys.subList(0, 16);
+        List<String> fresh = keys.subList(16, 32);
+        for (String key : completing) {
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
+        }
+        RedisServer target = cluster.masters().stream().filter(m -> m != cluster.masterOf(slot)).findFirst().orElseThrow();
+        RedisCluster.Migration migration = cluster.beginMigration(slot, target);
+        assertEquals(8, migration.moveKeys(8)); // half of the acquired keys on the target: ASK for those, and for new keys
+        ExecutorService callers = Executors.newFixedThreadPool(16);
+        try {
+            Map<String, Long> sent = clusterCommands(() -> {
+                List<Future<String>> outcomes = new ArrayList<>();
+                for (int i = 0; i < 16; i++) {
+                    String done = completing.get(i);
+                    String acquired = fresh.get(i);
+                    outcomes.add(callers.submit(() -> store.complete(done, "owner", RESPONSE, DAY) + " "
+                            + store.acquire(acquired, FINGERPRINT, "owner", LONG_LOCK).getClass().getSimpleName()));
+                }
+                for (Future<String> outcome : outcomes) {
+                    try {
+                        assertEquals("true Acquired", outcome.get(30, TimeUnit.SECONDS));
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                }
+            });
+            assertTrue(sent.getOrDefault("asking", 0L) >= 8, "the calls on keys already moved were followed: " + sent);
+            migration.finish(); // the store's slot map is now stale: MOVED
+
+            List<Future<String>> replays = new ArrayList<>();
+            for (String key : keys) {
+                replays.add(callers.submit(() -> store.acquire(key, FINGERPRINT, "again", LONG_LOCK).getClass().getSimpleName()));
+            }
+            for (int i = 0; i < keys.size(); i++) {
+                assertEquals(i < 16 ? "Completed" : "InProgress", replays.get(i).get(30, TimeUnit.SECONDS), keys.get(i));
+            }
+            assertEquals(target, cluster.masterOf(slot));
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+
     private List<String> keysInSlot(int slot, String name, int count) {
         List<String> keys = new ArrayList<>();
         for (int i = 0; keys.size() < count; i++) {

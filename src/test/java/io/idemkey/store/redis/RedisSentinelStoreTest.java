@@ -45,7 +45,7 @@ class RedisSentinelStoreTest extends RedisStoreContract {
 
     @Override
     protected IdempotencyStore createStore() {
-        return RedisIdempotencyStore.open(RedisStoreOptions.fromUrl("redis://ignored", null, null)
+        return RedisIdempotencyStore.open(RedisStoreOptions.fromUrl("redis://ignored", null, null).coalesce(coalesce())
                 .sentinel(RedisSentinels.MASTER_NAME, sentinels.sentinels()).connectTimeout(TIMEOUT).readTimeout(TIMEOUT));
     }
 
@@ -70,7 +70,7 @@ class RedisSentinelStoreTest extends RedisStoreContract {
     @Test
     void whenTheMasterVanishesTheStoreFollowsThePromotedReplicaWithinSeconds() throws Exception {
         try (RedisSentinels group = RedisSentinels.start();
-             RedisIdempotencyStore vanishing = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl("redis://ignored", null, null)
+             RedisIdempotencyStore vanishing = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl("redis://ignored", null, null).coalesce(coalesce())
                      .sentinel(RedisSentinels.MASTER_NAME, group.sentinels()).connectTimeout(TIMEOUT).readTimeout(TIMEOUT)
                      .waitReplicas(1, Duration.ofMillis(500)))) {
             String completed = key("before-vanish");
@@ -115,7 +115,7 @@ class RedisSentinelStoreTest extends RedisStoreContract {
     @Test
     void aStoreClosedBeforeItEverConnectedMakesNoClientLater() {
         try (RedisSentinels group = RedisSentinels.start()) {
-            RedisStoreOptions options = RedisStoreOptions.fromUrl("redis://ignored", null, null)
+            RedisStoreOptions options = RedisStoreOptions.fromUrl("redis://ignored", null, null).coalesce(coalesce())
                     .sentinel(RedisSentinels.MASTER_NAME, group.sentinels())
                     .connectTimeout(Duration.ofMillis(300)).readTimeout(Duration.ofMillis(300));
             RedisIdempotencyStore closedEarly;

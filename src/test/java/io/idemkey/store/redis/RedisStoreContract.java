@@ -15,6 +15,15 @@ import java.util.function.BooleanSupplier;
 /** The store contract on a real Redis, whatever its topology: Redis expires records by its own clock. */
 abstract class RedisStoreContract extends IdempotencyStoreContract {
 
+    /**
+     * Whether the stores under test send the calls ready together as one pipeline
+     * ({@link RedisStoreOptions#coalesce(boolean)}): each Redis test class runs on both paths,
+     * through a subclass that says true.
+     */
+    protected boolean coalesce() {
+        return false;
+    }
+
     @Override
     protected Duration shortTtl() {
         return Duration.ofMillis(150);

@@ -1,0 +1,289 @@
+package io.idemkey.store.redis;
+
+import io.idemkey.spi.AcquireResult;
+import io.idemkey.spi.StoreUnavailableException;
+import io.idemkey.testing.RedisServer;
+import io.idemkey.testing.ReplyLosingProxy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The coalescing call path ({@link CoalescedCalls}) with real threads on a real redis-server: calls
+ * ready together travel together, a lone call is not held back, and a batch that gets no answer
+ * fails exactly the calls it carried, each then classified and retried as a call of its own.
+ */
+class CoalescedCallsTest {
+
+    private static final byte[] FINGERPRINT = new byte[16];
+    private static final byte[] RESPONSE = "{\"paid\":true}".getBytes();
+    private static final Duration LOCK = Duration.ofMinutes(5);
+    private static final Duration DAY = Duration.ofHours(24);
+
+    private static RedisServer server;
+    private final String namespace = "coalesced:" + UUID.randomUUID() + ":";
+
+    @BeforeAll
+    static void startRedis() {
+        server = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static RedisIdempotencyStore open(String url, boolean coalesce, Duration timeout) {
+        return RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(url, null, null).coalesce(coalesce)
+                .connectTimeout(timeout).readTimeout(timeout));
+    }
+
+    private String key(String name) {
+        return namespace + name;
+    }
+
+    /** {@code threads} callers started together, each running {@code body} with its number; their results. */
+    private static <T> List<T> together(int threads, IntCallable<T> body) throws Exception {
+        CyclicBarrier barrier = new CyclicBarrier(threads);
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<T>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int caller = t;
+                futures.add(executor.submit((Callable<T>) () -> {
+                    barrier.await(10, TimeUnit.SECONDS);
+                    return body.call(caller);
+                }));
+            }
+            List<T> results = new ArrayList<>();
+            for (Future<T> future : futures) {
+                results.add(future.get(60, TimeUnit.SECONDS));
+            }
+            return results;
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    private interface IntCallable<T> {
+        T call(int n) throws Exception;
+    }
+
+    /**
+     * 32 callers at once, each acquiring and completing 25 keys: far fewer pipelines than calls
+     * (counted by the store), and far fewer socket reads by Redis than calls (counted by Redis,
+     * {@code INFO stats}), every call answered as alone.
+     */
+    @Test
+    void callsReadyTogetherTravelAsOnePipelineAndRedisReadsThemTogether() throws Exception {
+        try (RedisIdempotencyStore store = open(server.url(), true, Duration.ofSeconds(5));
+             Jedis stats = server.client()) {
+            store.acquire(key("warm-up"), FINGERPRINT, "w", LOCK); // the script cached
+            CoalescedCalls coalesced = store.coalesced();
+            long pipelinesBefore = coalesced.pipelines();
+            long callsBefore = coalesced.calls();
+            long readsBefore = RedisServer.socketReads(stats);
+            int threads = 32;
+            int keys = 25;
+            List<Integer> done = together(threads, caller -> {
+                int completed = 0;
+                for (int i = 0; i < keys; i++) {
+                    String key = key("together-" + caller + "-" + i);
+                    assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "o-" + caller, LOCK));
+                    completed += store.complete(key, "o-" + caller, RESPONSE, DAY) ? 1 : 0;
+                }
+                return completed;
+            });
+            long reads = RedisServer.socketReads(stats) - readsBefore - 1; // less this INFO's own read
+            long pipelines = coalesced.pipelines() - pipelinesBefore;
+            long calls = coalesced.calls() - callsBefore;
+
+            assertEquals(threads * keys, done.stream().mapToInt(Integer::intValue).sum(), "every completion applied");
+            assertEquals(2L * threads * keys, calls, "each call sent once");
+            System.out.printf("%d calls from %d callers in %d pipelines (%.1f calls each), %d socket reads by Redis%n",
+                    calls, threads, pipelines, (double) calls / pipelines, reads);
+            assertTrue(pipelines * 2 < calls, calls + " calls in " + pipelines + " pipelines: fewer than 2 a pipeline");
+            assertTrue(reads * 2 < calls, calls + " calls in " + reads + " socket reads by Redis: fewer than 2 a read");
+        }
+    }
+
+    /**
+     * One caller alone: each call goes out at once, in a pipeline of its own, and takes no longer
+     * than on the path without coalescing (the two stores measured in turn, the median of each).
+     */
+    @Test
+    void aLoneCallGoesOutAtOnceAndIsNotHeldBack() {
+        try (RedisIdempotencyStore coalescing = open(server.url(), true, Duration.ofSeconds(5));
+             RedisIdempotencyStore plain = open(server.url(), false, Duration.ofSeconds(5))) {
+            int rounds = 400;
+            long[] coalescedNanos = new long[rounds];
+            long[] plainNanos = new long[rounds];
+            for (int i = -50; i < rounds; i++) { // 50 rounds of warm-up (JIT, pools, the script cached)
+                long coalescedTook = timedAcquire(coalescing, key("lone-c-" + i));
+                long plainTook = timedAcquire(plain, key("lone-p-" + i));
+                if (i >= 0) {
+                    coalescedNanos[i] = coalescedTook;
+                    plainNanos[i] = plainTook;
+                }
+            }
+            CoalescedCalls coalesced = coalescing.coalesced();
+            assertEquals(coalesced.calls(), coalesced.pipelines(), "a lone call travels alone");
+            double coalescedMedian = median(coalescedNanos) / 1e6;
+            double plainMedian = median(plainNanos) / 1e6;
+            System.out.printf("a lone acquire: %.3f ms coalescing, %.3f ms without (medians of %d)%n",
+                    coalescedMedian, plainMedian, rounds);
+            assertTrue(coalescedMedian <= plainMedian * 1.5 + 0.1, "a lone call took " + coalescedMedian
+                    + " ms on the coalescing path, " + plainMedian + " ms without");
+        }
+    }
+
+    private long timedAcquire(RedisIdempotencyStore store, String key) {
+        long start = System.nanoTime();
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "o", LOCK));
+        return System.nanoTime() - start;
+    }
+
+    private static double median(long[] values) {
+        long[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
+
+    /**
+     * 16 callers acquiring through a proxy that loses one reply mid-way and closes that connection:
+     * every call the lost pipeline carried fails as a broken connection and is sent again once, on
+     * a fresh connection, finding its own record (acquired); no other call is sent twice, and no
+     * caller sees an error. Redis's count of script calls is the callers' calls plus exactly the
+     * calls the store counted as carried by a pipeline that got no answer.
+     */
+    @Test
+    void aLostReplyFailsExactlyTheCallsItsPipelineCarriedAndEachIsSentAgainOnce() throws Exception {
+        try (ReplyLosingProxy proxy = ReplyLosingProxy.to(server.port());
+             RedisIdempotencyStore store = open(proxy.url(), true, Duration.ofSeconds(5))) {
+            store.acquire(key("proxy-warm-up"), FINGERPRINT, "w", LOCK);
+            CoalescedCalls coalesced = store.coalesced();
+            server.resetStats();
+            long callsBefore = coalesced.calls();
+            AtomicInteger made = new AtomicInteger();
+            Map<String, Long> outcomes = new ConcurrentHashMap<>();
+            int threads = 16;
+            int keys = 40;
+            together(threads, caller -> {
+                for (int i = 0; i < keys; i++) {
+                    if (caller == 0 && i == keys / 2) {
+                        proxy.loseNextReply(); // the next pipeline answered, whichever caller's it carries
+                    }
+                    String outcome;
+                    try {
+                        outcome = store.acquire(key("lost-" + caller + "-" + i), FINGERPRINT, "o-" + caller, LOCK)
+                                .getClass().getSimpleName();
+                    } catch (RuntimeException e) {
+                        outcome = e.toString();
+                    }
+                    made.incrementAndGet();
+                    outcomes.merge(outcome, 1L, Long::sum);
+                }
+                return null;
+            });
+            long resent = coalesced.calls() - callsBefore - made.get();
+            long scripts = server.commandCalls().getOrDefault("evalsha", 0L);
+
+            assertEquals(Map.of("Acquired", (long) threads * keys), outcomes, "every call acquired its key");
+            assertTrue(coalesced.unanswered() >= 1, "a pipeline lost its reply");
+            assertEquals(coalesced.unanswered(), resent, "sent again: exactly the calls the unanswered pipeline carried");
+            assertEquals(made.get() + coalesced.unanswered(), scripts, "Redis ran each call once, and those again");
+            System.out.printf("lost reply: %d calls carried by the unanswered pipeline, each sent again once%n",
+                    coalesced.unanswered());
+        }
+    }
+
+    /**
+     * A Redis that stops answering (frozen) while 16 callers are at it: the pipeline in flight
+     * times out, and the calls queued behind it fail with the same timeout without being sent;
+     * every caller gets an outage within about one read timeout (not one per batch in turn), and
+     * nothing is sent twice (Redis, resumed, runs at most the calls that pipeline carried).
+     */
+    @Test
+    void aFrozenRedisFailsTheCallsInFlightAndThoseQueuedBehindThemWithinOneReadTimeout() throws Exception {
+        Duration timeout = Duration.ofSeconds(1);
+        try (RedisServer frozen = RedisServer.start();
+             RedisIdempotencyStore store = open(frozen.url(), true, timeout)) {
+            store.acquire(key("frozen-warm-up"), FINGERPRINT, "w", LOCK);
+            CoalescedCalls coalesced = store.coalesced();
+            frozen.resetStats();
+            frozen.freeze();
+            List<String> outcomes;
+            AtomicLong slowest = new AtomicLong();
+            try {
+                outcomes = together(16, caller -> {
+                    long start = System.nanoTime();
+                    try {
+                        return store.acquire(key("frozen-" + caller), FINGERPRINT, "o", LOCK).toString();
+                    } catch (StoreUnavailableException e) {
+                        return "unavailable";
+                    } catch (RuntimeException e) {
+                        return e.toString();
+                    } finally {
+                        slowest.accumulateAndGet(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), Math::max);
+                    }
+                });
+            } finally {
+                frozen.resume();
+            }
+            assertEquals(List.of("unavailable"), outcomes.stream().distinct().toList(), "every caller an outage");
+            assertTrue(slowest.get() < timeout.toMillis() * 3 / 2, "the slowest caller gave up after " + slowest.get()
+                    + " ms, with a read timeout of " + timeout.toMillis() + " ms");
+            assertEquals(16, coalesced.unanswered() + coalesced.notSent(), "each call failed once, carried or queued");
+            await().atMost(Duration.ofSeconds(10)).until(frozen::answers);
+            long ran = frozen.commandCalls().getOrDefault("evalsha", 0L);
+            assertTrue(ran <= coalesced.unanswered(), "Redis ran " + ran + " scripts; the pipelines that timed out carried "
+                    + coalesced.unanswered() + ": nothing sent again");
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("after-freeze"), FINGERPRINT, "o", LOCK));
+        }
+    }
+
+    /**
+     * A Redis stopped while 16 callers are at it: each call ends acquired or as an outage, never as
+     * anything else, within its timeouts; the store serves again once Redis is back.
+     */
+    @Test
+    void aStoppedRedisFailsTheCallsInFlightAsAnOutageAndTheStoreServesAgainAfterARestart() throws Exception {
+        try (RedisServer stopped = RedisServer.start();
+             RedisIdempotencyStore store = open(stopped.url(), true, Duration.ofSeconds(1))) {
+            AcquireLoad load = AcquireLoad.start(store, 16, n -> key("stopped-" + n));
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.coalesced().calls() > 500);
+            stopped.stop();
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.coalesced().unanswered() > 0);
+            Map<String, Long> outcomes = load.stop();
+            assertTrue(AcquireLoad.onlyAcquiredOrUnavailable(outcomes), "only acquisitions and outages: " + outcomes);
+            assertTrue(outcomes.getOrDefault("unavailable", 0L) > 0, "the callers saw the outage: " + outcomes);
+            assertTrue(load.slowestCallMillis() < 3_000, "slowest call " + load.slowestCallMillis() + " ms: no hang");
+            stopped.restart();
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("after-stop"), FINGERPRINT, "o", LOCK));
+        }
+    }
+}
