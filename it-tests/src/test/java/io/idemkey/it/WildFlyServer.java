@@ -2,12 +2,14 @@ package io.idemkey.it;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -18,8 +20,10 @@ import java.util.stream.Stream;
  * every port shifted so that its HTTP port is the one asked for ({@code jboss.socket.binding.port-offset}).
  * The WARs are copied into its {@code deployments} directory before it boots (context root = file
  * name), or, after {@code jboss-cli} commands that must come first (a datasource), deployed with
- * {@code jboss-cli} as well. {@code standalone.sh} runs the JVM as its child: killing the server
- * kills that JVM.
+ * {@code jboss-cli} as well. Started again on a port where one ran with the same set-up (a server
+ * that crashed, restarted), it boots its server directory again, configuration and deployments
+ * included, as a restarted installation does. {@code standalone.sh} runs the JVM as its child:
+ * killing the server kills that JVM.
  */
 public final class WildFlyServer extends ChildProcessServer {
 
@@ -28,6 +32,13 @@ public final class WildFlyServer extends ChildProcessServer {
     /** What {@code bin/standalone.conf} sets when {@code JAVA_OPTS} is not set. */
     private static final String DEFAULT_JAVA_OPTS = "-Xms64m -Xmx512m -Djava.net.preferIPv4Stack=true"
             + " -Djboss.modules.system.pkgs=org.jboss.byteman -Djava.awt.headless=true";
+
+    /** The server directory last used on a port, and what it was set up with: a restart there boots it again. */
+    private static final Map<Integer, Path> RAN_BEFORE = new ConcurrentHashMap<>();
+    private static final Map<Path, Setup> SETUPS = new ConcurrentHashMap<>();
+
+    private record Setup(List<Path> wars, List<String> cli) {
+    }
 
     private final int offset;
 
@@ -51,15 +62,14 @@ public final class WildFlyServer extends ChildProcessServer {
     static WildFlyServer start(List<Path> wars, int port, Map<String, String> systemProperties, List<String> cli) {
         Path home = home();
         WildFlyServer server = new WildFlyServer(port);
-        Path base;
+        Setup setup = new Setup(List.copyOf(wars), List.copyOf(cli));
+        Path before = RAN_BEFORE.get(port);
+        boolean restart = before != null && setup.equals(SETUPS.get(before));
+        Path base = before;
         try {
-            base = Files.createTempDirectory("idemkey-wildfly-");
-            copyTree(home.resolve("standalone/configuration"), base.resolve("configuration"));
-            Files.createDirectories(base.resolve("deployments"));
-            if (cli.isEmpty()) {
-                for (Path war : wars) {
-                    Files.copy(war, base.resolve("deployments").resolve(war.getFileName()));
-                }
+            if (!restart) {
+                base = Files.createTempDirectory("idemkey-wildfly-");
+                setUp(home, base, wars, cli);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -73,7 +83,7 @@ public final class WildFlyServer extends ChildProcessServer {
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         builder.environment().put("JAVA_OPTS", (DEFAULT_JAVA_OPTS + " " + String.join(" ", ServerProcess.testJvmOptions())).strip());
         server.start(builder, "WildFly");
-        if (!cli.isEmpty()) {
+        if (!restart && !cli.isEmpty()) {
             List<String> commands = new ArrayList<>(cli);
             wars.forEach(war -> commands.add("deploy " + war.toAbsolutePath()));
             try {
@@ -83,7 +93,20 @@ public final class WildFlyServer extends ChildProcessServer {
                 throw e;
             }
         }
+        RAN_BEFORE.put(port, base);
+        SETUPS.put(base, setup);
         return server;
+    }
+
+    /** A new server directory: the stock configuration, the WARs in its deployments directory unless jboss-cli deploys them. */
+    private static void setUp(Path home, Path base, List<Path> wars, List<String> cli) throws IOException {
+        copyTree(home.resolve("standalone/configuration"), base.resolve("configuration"));
+        Files.createDirectories(base.resolve("deployments"));
+        if (cli.isEmpty()) {
+            for (Path war : wars) {
+                Files.copy(war, base.resolve("deployments").resolve(war.getFileName()));
+            }
+        }
     }
 
     /** The unpacked distribution ({@code -Dwildfly.home}, set by the failsafe execution). */
@@ -93,6 +116,11 @@ public final class WildFlyServer extends ChildProcessServer {
             throw new IllegalStateException("-Dwildfly.home is not set: run in the wildfly failsafe execution");
         }
         return Path.of(home);
+    }
+
+    /** A path on the management interface ({@code /prometheus}, {@code /health}). */
+    URI management(String path) {
+        return URI.create("http://127.0.0.1:" + (MANAGEMENT_PORT + offset) + path);
     }
 
     /** Runs {@code jboss-cli} against this server, as an administrator would; fails unless every command succeeded. */
