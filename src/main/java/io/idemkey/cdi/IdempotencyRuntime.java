@@ -40,11 +40,15 @@ import javax.naming.NamingException;
 import javax.sql.DataSource;
 import java.lang.reflect.Method;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -64,7 +68,7 @@ public class IdempotencyRuntime {
     @Inject
     CurrentRequest currentRequest;
 
-    /** MicroProfile Metrics, where the server has it (the bean is skipped where it does not). */
+    /** MicroProfile Metrics, Micrometer: where the server has them (a bean is skipped where it does not). */
     @Inject
     @Any
     Instance<IdempotencyMetrics.Exporter> exporters;
@@ -109,8 +113,7 @@ public class IdempotencyRuntime {
             jdbc.keepCountsOnRelease(); // a key released before any counted acquire of this instance keeps its count
         }
         scheduler = new ExecutorScheduler(executor);
-        IdempotencyMetrics.Exporter exporter = optional(exporters, "MicroProfile Metrics",
-                "its counters are in the readiness check's data only").orElse(IdempotencyMetrics.Exporter.NONE);
+        IdempotencyMetrics.Exporter exporter = exporter(exporters);
         tracer = optional(tracers, "MicroProfile Telemetry", "decisions are not added to spans").orElse(RequestTracer.NONE);
         engine = IdempotencyEngine.builder(exporter == IdempotencyMetrics.Exporter.NONE ? store : new TimedStore(store, exporter),
                         scheduler)
@@ -152,6 +155,49 @@ public class IdempotencyRuntime {
      * The bean of an optional platform part, or empty (logged once, at INFO) where the server lacks
      * it or does not let the application see its API (the bean then fails as it is created).
      */
+    /**
+     * Every exporter the server can serve (MicroProfile Metrics, a Micrometer registry), one if it
+     * is one; where none is, one line says why.
+     */
+    private static IdempotencyMetrics.Exporter exporter(Instance<IdempotencyMetrics.Exporter> beans) {
+        List<IdempotencyMetrics.Exporter> usable = new ArrayList<>();
+        List<String> notUsable = new ArrayList<>();
+        for (Instance.Handle<IdempotencyMetrics.Exporter> handle : beans.handles()) {
+            try {
+                usable.add(handle.get());
+            } catch (RuntimeException | LinkageError e) {
+                notUsable.add(e.toString());
+            }
+        }
+        if (usable.isEmpty()) {
+            LOG.info(() -> "Idemkey: neither MicroProfile Metrics nor a Micrometer MeterRegistry is "
+                    + (notUsable.isEmpty() ? "available on this server" : "usable here " + notUsable)
+                    + ": its counters are in the readiness check's data only");
+            return IdempotencyMetrics.Exporter.NONE;
+        }
+        return usable.size() == 1 ? usable.get(0) : new IdempotencyMetrics.Exporter() {
+            @Override
+            public void count(IdempotencyMetrics.Event event, String endpoint) {
+                usable.forEach(exporter -> exporter.count(event, endpoint));
+            }
+
+            @Override
+            public void count(IdempotencyMetrics.Event event, String endpoint, long times) {
+                usable.forEach(exporter -> exporter.count(event, endpoint, times));
+            }
+
+            @Override
+            public void storeCall(String operation, Duration took) {
+                usable.forEach(exporter -> exporter.storeCall(operation, took));
+            }
+
+            @Override
+            public void inFlight(LongSupplier executionsHoldingALease) {
+                usable.forEach(exporter -> exporter.inFlight(executionsHoldingALease));
+            }
+        };
+    }
+
     private static <T> Optional<T> optional(Instance<T> beans, String part, String consequence) {
         for (Instance.Handle<T> handle : beans.handles()) {
             try {

@@ -49,7 +49,7 @@ abstract class OneDatabaseTwoServersTests extends TwoServersTests {
     }
 
     @Override
-    ServerProcess liberty() {
+    ServerProcess other() {
         return liberty;
     }
 

@@ -23,9 +23,9 @@ public interface ServerProcess extends AutoCloseable {
 
     /** The servers Idemkey is proven on. */
     enum Kind {
-        PAYARA, LIBERTY;
+        PAYARA, LIBERTY, WILDFLY;
 
-        /** The server of this test run: {@code -Didemkey.server=payara|liberty} (set by each failsafe execution). */
+        /** The server of this test run: {@code -Didemkey.server=payara|liberty|wildfly} (set by each failsafe execution). */
         public static Kind ofThisRun() {
             return valueOf(System.getProperty("idemkey.server", "payara").toUpperCase(Locale.ROOT));
         }
@@ -41,6 +41,7 @@ public interface ServerProcess extends AutoCloseable {
         return switch (kind) {
             case PAYARA -> PayaraMicroServer.start(wars, port, systemProperties);
             case LIBERTY -> LibertyServer.start(wars, port, systemProperties, List.of());
+            case WILDFLY -> WildFlyServer.start(wars, port, systemProperties);
         };
     }
 
@@ -57,6 +58,7 @@ public interface ServerProcess extends AutoCloseable {
         return switch (kind) {
             case PAYARA -> PayaraMicroServer.start(wars, port, Map.of());
             case LIBERTY -> LibertyServer.start(wars, port, Map.of(), List.of("appSecurity-5.0"));
+            case WILDFLY -> WildFlyServer.start(wars, port, Map.of());
         };
     }
 
@@ -84,7 +86,9 @@ public interface ServerProcess extends AutoCloseable {
      * server's users do it: on Payara Micro a JDBC connection pool (with the defaults: connections
      * are not validated when handed out, so after a database restart the pool hands out dead ones)
      * and resource created by post-boot commands, the driver added with {@code --addLibs}; on Open
-     * Liberty a {@code <dataSource>} with the driver as a {@code <library>} (feature jdbc-4.3).
+     * Liberty a {@code <dataSource>} with the driver as a {@code <library>} (feature jdbc-4.3); on
+     * WildFly the driver deployed and a {@code data-source add} with {@code jboss-cli}, bound in
+     * {@code java:/} (the applications' {@code jdbc/idemkey} resolves there), in JTA, not XA.
      */
     static ServerProcess startWithDatabase(Kind kind, List<Path> wars, int port, Map<String, String> systemProperties,
                                            TestDatabase database, List<String> extraLibertyFeatures) {
@@ -155,6 +159,22 @@ public interface ServerProcess extends AutoCloseable {
                             """).formatted(id, jndiName, size, database.address(), database.port()));
                 }
                 yield LibertyServer.startWithConfig(wars, port, systemProperties, features, config.toString());
+            }
+            case WILDFLY -> {
+                String driverName = mariadb ? "mariadb.jar" : "postgresql.jar";
+                List<String> cli = new ArrayList<>();
+                cli.add("deploy " + driver + " --name=" + driverName);
+                for (String jndiName : jndiNames) {
+                    String size = maxPoolSizes.containsKey(jndiName)
+                            ? " --min-pool-size=0 --max-pool-size=" + maxPoolSizes.get(jndiName) : "";
+                    String url = mariadb
+                            ? "jdbc:mariadb://%s:%d/idemkey --user-name=idemkey --password=idemkey"
+                            : "jdbc:postgresql://%s:%d/postgres --user-name=postgres --password=unused";
+                    cli.add("data-source add --name=" + jndiName.substring(jndiName.lastIndexOf('/') + 1)
+                            + " --jndi-name=java:/" + jndiName + " --driver-name=" + driverName + size
+                            + " --connection-url=" + url.formatted(database.address(), database.port()));
+                }
+                yield WildFlyServer.start(wars, port, systemProperties, cli);
             }
         };
     }

@@ -40,7 +40,7 @@ class TwoServersIT extends TwoServersTests {
     }
 
     @Override
-    ServerProcess liberty() {
+    ServerProcess other() {
         return liberty;
     }
 

@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Seed 002's "two pods, same key": one Payara Micro and one Open Liberty share one store (the
- * subclass's). Every key is fired at both servers at the same moment and retried on both: exactly
+ * Seed 002's "two pods, same key": one Payara Micro and another server (Open Liberty, or WildFly in
+ * {@link WildFlyTwoServersIT}) share one store (the subclass's). Every key is fired at both servers at the same moment and retried on both: exactly
  * one execution per key across the two, and the same bytes from both.
  */
 abstract class TwoServersTests {
@@ -28,8 +28,8 @@ abstract class TwoServersTests {
     /** The shared test application ({@code shared}) on Payara Micro. */
     abstract ServerProcess payara();
 
-    /** The same on Open Liberty. */
-    abstract ServerProcess liberty();
+    /** The same on the other server (Open Liberty or WildFly). */
+    abstract ServerProcess other();
 
     /** The round trips both servers make to the shared store. */
     abstract StatusTableTests.StoreCalls countStoreCalls();
@@ -44,7 +44,7 @@ abstract class TwoServersTests {
     @Test
     void everyKeyFiredAtBothServersAtOnceRunsExactlyOnceAndBothAnswerTheSameBytes() throws Exception {
         Http p = new Http(payara().uri("shared"));
-        Http l = new Http(liberty().uri("shared"));
+        Http l = new Http(other().uri("shared"));
         ExecutorService threads = Executors.newFixedThreadPool(16);
         AtomicInteger conflicts = new AtomicInteger();
         try {
@@ -66,7 +66,7 @@ abstract class TwoServersTests {
     @Test
     void keyCompletedOnOneServerIsReplayedByTheOther() {
         Http p = new Http(payara().uri("shared"));
-        Http l = new Http(liberty().uri("shared"));
+        Http l = new Http(other().uri("shared"));
         for (int i = 0; i < 10; i++) {
             String key = Http.newKey();
             Http first = i % 2 == 0 ? p : l;
@@ -89,7 +89,7 @@ abstract class TwoServersTests {
     @Test
     void encodedPathsAndQueriesFingerprintTheSameOnBothServers() {
         Http p = new Http(payara().uri("shared"));
-        Http l = new Http(liberty().uri("shared"));
+        Http l = new Http(other().uri("shared"));
         String path = "guarded/items/caf%C3%A9%20au%20lait%2B1";
         for (Http[] servers : List.of(new Http[] {p, l}, new Http[] {l, p})) {
             String key = Http.newKey();
