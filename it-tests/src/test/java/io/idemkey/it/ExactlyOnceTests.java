@@ -6,6 +6,7 @@ import io.idemkey.testing.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,6 +39,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class ExactlyOnceTests {
+
+    /**
+     * The cases beyond the portable core (crash after the commit, lost lease, rollback): a runtime
+     * that runs only the core excludes this tag (it-tests/pom.xml, execution payara7).
+     */
+    static final String MORE = "exactly-once-more";
 
     private static final String CHARGE = "exactly-once/charge";
     /** Another DataSource (a pool of its own) on the same database, for the records only. */
@@ -113,6 +120,7 @@ abstract class ExactlyOnceTests {
         assertEquals(1, effects(key));
     }
 
+    @Tag(MORE)
     @Test
     @Order(2)
     void aRefusalByExceptionRollsBackItsEffectAndIsRecordedAndReplayed() throws Exception {
@@ -145,6 +153,7 @@ abstract class ExactlyOnceTests {
      * An exception no mapper handles: the key is released before the error goes out, outside the
      * transaction that rolls back (a release written in it would be undone, and the retry refused).
      */
+    @Tag(MORE)
     @Test
     @Order(4)
     void anUnmappedExceptionRollsBackItsEffectAndTheKeyIsFreeAtOnce() {
@@ -162,6 +171,7 @@ abstract class ExactlyOnceTests {
      * the record cannot be written with the effects, the transaction rolls back, the client is told
      * to retry, and the key is free at once.
      */
+    @Tag(MORE)
     @Test
     @Order(4)
     void aTransactionTheDatabaseAbortedIsRolledBackAndItsKeyReleased() {
@@ -185,6 +195,7 @@ abstract class ExactlyOnceTests {
      * Resource"), the transaction commits and the answer is recorded after it, as for Redis: never a
      * 503 for every request.
      */
+    @Tag(MORE)
     @Test
     @Order(4)
     void recordsOnASecondDataSourceTheContainerWillNotEnlistAreWrittenAfterTheCommit() {
@@ -208,6 +219,7 @@ abstract class ExactlyOnceTests {
      * an honest 503 (use the DataSource the method writes through, or XA ones), never a 201 whose
      * effects were silently rolled back.
      */
+    @Tag(MORE)
     @Test
     @Order(4)
     void onLibertyASecondDataSourceThatIsNotXaIsRefusedWith503AndNothingCommits() {
@@ -224,6 +236,7 @@ abstract class ExactlyOnceTests {
      * request is answered 503 within about the store's timeout (1 s here), not after the pool's own
      * wait (Payara 60 s, Open Liberty 30 s), and runs once the connections are back.
      */
+    @Tag(MORE)
     @Test
     @Order(4)
     void aPoolDrainedByBusinessTransactionsAnswers503WithinTheStoresTimeout() throws Exception {
@@ -329,6 +342,7 @@ abstract class ExactlyOnceTests {
     }
 
     /** A call that outlived its lease is rolled back and told so; the winner's outcome stands. */
+    @Tag(MORE)
     @Test
     @Order(6)
     void anIdempotentMethodThatLostItsLeaseRollsBackItsEffectAndThrowsTakenOver() throws Exception {
@@ -351,6 +365,7 @@ abstract class ExactlyOnceTests {
      * recorded, and the next call runs (at once after the exception; the release after a rollback
      * happens once the transaction has ended, on the JDBC store off the caller's thread).
      */
+    @Tag(MORE)
     @ParameterizedTest
     @ValueSource(strings = {"once", "once-redis"})
     @Order(6)
@@ -377,6 +392,7 @@ abstract class ExactlyOnceTests {
      * The server halts right after an {@code @Idempotent} method's transaction committed: the outcome
      * committed with the effect, so after the restart the call returns it without running again.
      */
+    @Tag(MORE)
     @Test
     @Order(7)
     void anIdempotentMethodsCrashRightAfterTheCommitReturnsTheOutcomeAfterTheRestart() throws Exception {
@@ -397,6 +413,7 @@ abstract class ExactlyOnceTests {
      * record still commits with it. The server halts right after the commit; after the restart the
      * retry is replayed and the entity exists once.
      */
+    @Tag(MORE)
     @Test
     @Order(8)
     void aJpaEntityPersistedWithoutFlushCommitsWithTheRecordAndACrashAfterTheCommitIsReplayed() throws Exception {
@@ -416,6 +433,7 @@ abstract class ExactlyOnceTests {
     }
 
     /** A JPA request that outlived its lease: its entity is never flushed, the client gets 409. */
+    @Tag(MORE)
     @ParameterizedTest
     @ValueSource(strings = {"sequence", "identity"})
     @Order(8)
@@ -439,6 +457,7 @@ abstract class ExactlyOnceTests {
     }
 
     /** A JPA transaction marked rollback-only: the 201 goes out, nothing is recorded, the retry runs. */
+    @Tag(MORE)
     @ParameterizedTest
     @ValueSource(strings = {"sequence", "identity"})
     @Order(8)
