@@ -61,21 +61,21 @@ class ConfigValidationIT {
         assertTrue(server.log().contains("Invalid Idemkey configuration: "
                 + "io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/lockTtlSeconds (86400 s) must be shorter than"
                 + " io.idemkey.it.app.GuardedResource/echo/IdempotencyKey/ttlHours (1 h)"), server.log());
-        assertEquals(404, status("lock-longer-than-ttl", "guarded/executions/x"), "the application is not serving");
+        assertEquals(404, status("lock-longer-than-ttl", "guarded/executions?key=x"), "the application is not serving");
     }
 
     @Test
     void anIdempotentMethodsInvalidOverrideFailsTheDeploymentNamingTheProperty() throws Exception {
         assertTrue(server.log().contains("Invalid Idemkey configuration: "
                 + "io.idemkey.it.app.IdempotentPayments/Idempotent/lockTtlSeconds"), server.log());
-        assertEquals(404, status("call-without-lock-ttl", "guarded/executions/x"), "the application is not serving");
+        assertEquals(404, status("call-without-lock-ttl", "guarded/executions?key=x"), "the application is not serving");
     }
 
     @Test
     void anInvalidClientRetrySettingFailsTheDeploymentNamingTheProperty() throws Exception {
         assertTrue(server.log().contains("Invalid Idemkey configuration: idempotency.client.max-attempts must be between 1"
                 + " and 100, not 0"), server.log());
-        assertEquals(404, status("client-without-attempts", "guarded/executions/x"), "the application is not serving");
+        assertEquals(404, status("client-without-attempts", "guarded/executions?key=x"), "the application is not serving");
     }
 
     @Test
@@ -83,7 +83,7 @@ class ConfigValidationIT {
         assertTrue(server.log().contains("Invalid Idemkey configuration: idempotency.redis.url is not a valid Redis URL"),
                 server.log());
         assertFalse(server.log().contains("hunter2"), "the password never reaches the log");
-        assertEquals(404, status("malformed-redis-url", "guarded/executions/x"), "the application is not serving");
+        assertEquals(404, status("malformed-redis-url", "guarded/executions?key=x"), "the application is not serving");
     }
 
     @Test
@@ -91,12 +91,12 @@ class ConfigValidationIT {
         assertTrue(server.log().contains("Invalid Idemkey configuration: idempotency.encryption.keys is invalid: the key"
                 + " 'it' has 16 bytes; AES-256 needs exactly 32"), server.log());
         assertFalse(server.log().contains(SHORT_KEY), "the key never reaches the log");
-        assertEquals(404, status("short-encryption-key", "guarded/executions/x"), "the application is not serving");
+        assertEquals(404, status("short-encryption-key", "guarded/executions?key=x"), "the application is not serving");
     }
 
     @Test
     void soundApplicationOnTheSameServerServes() throws Exception {
-        assertEquals(200, status("sound", "guarded/executions/x"));
+        assertEquals(200, status("sound", "guarded/executions?key=x"));
     }
 
     private static int status(String context, String path) throws Exception {

@@ -52,7 +52,7 @@ class IdempotentMethodsIT {
     }
 
     private int runs(String name) {
-        return Integer.parseInt(http.get("calls/runs/" + name).body().trim());
+        return Integer.parseInt(http.get("calls/runs?name=" + Http.query(name)).body().trim());
     }
 
     @Test

@@ -64,9 +64,14 @@ public final class LibertyServer extends ChildProcessServer {
 
     /** A server with exactly these features and nothing else of liberty/server.xml's. */
     static LibertyServer startWithExactly(List<String> features, List<Path> wars, int port) {
+        return startWithExactly(features, "", wars, port);
+    }
+
+    /** As {@link #startWithExactly(List, List, int)}, with more configuration ({@code <mpMetrics .../>}). */
+    static LibertyServer startWithExactly(List<String> features, String extraConfig, List<Path> wars, int port) {
         return start(wars, port, Map.of(), List.of(), "<server>\n  <featureManager>"
                 + features.stream().map(f -> "<feature>" + f + "</feature>").collect(Collectors.joining())
-                + "</featureManager>\n"
+                + "</featureManager>\n" + extraConfig + "\n"
                 + "  <httpEndpoint id=\"defaultHttpEndpoint\" host=\"*\" httpPort=\"${http.port}\" httpsPort=\"${https.port}\"/>\n"
                 + "  <applicationManager autoExpand=\"true\"/>\n"
                 + "  <logging consoleLogLevel=\"INFO\"/>\n</server>\n", false, "");

@@ -79,7 +79,7 @@ class MinimalFeaturesIT extends StatusTableTests {
             assertTrue(first.startsWith("returned Receipt [{\"cents\":100"), first);
             assertEquals(first, http.send(http.request(path).POST(HttpRequest.BodyPublishers.noBody()).build()).body());
         }
-        assertEquals("1", http.get("calls/runs/charge:" + id).body().trim());
-        assertEquals("1", http.get("calls/runs/programmatic:" + id).body().trim());
+        assertEquals("1", http.get("calls/runs?name=" + Http.query("charge:" + id)).body().trim());
+        assertEquals("1", http.get("calls/runs?name=" + Http.query("programmatic:" + id)).body().trim());
     }
 }

@@ -57,7 +57,7 @@ class PlacementValidationIT {
                 + ".payments(), which is a sub-resource locator";
         if (server.kind() == ServerProcess.Kind.LIBERTY) {
             assertTrue(server.log().contains(message), server.log());
-            assertEquals(404, status("misplaced-annotation", "guarded/executions/x"), "the application is not serving");
+            assertEquals(404, status("misplaced-annotation", "guarded/executions?key=x"), "the application is not serving");
         } else {
             // Payara Micro shows classes without a CDI scope to no extension: the request is refused instead
             assertEquals(500, post("misplaced-annotation", "misplaced/payments"), "refused, never run unguarded");
@@ -67,7 +67,7 @@ class PlacementValidationIT {
 
     @Test
     void interfacePlacementIsGuardedWhereCdiManagesTheClassAndFailsTheApplicationWhereItCannot() throws Exception {
-        int status = status("unmanaged-interface-placement", "guarded/executions/x");
+        int status = status("unmanaged-interface-placement", "guarded/executions?key=x");
         if (server.kind() == ServerProcess.Kind.LIBERTY) {
             assertEquals(200, status, "Open Liberty makes every resource class a CDI bean: the binding is added");
             assertEquals(400, post("unmanaged-interface-placement", "unmanaged/charge"), "guarded: no key, 400");
@@ -89,7 +89,7 @@ class PlacementValidationIT {
         assertTrue(log.contains("@Idempotent on " + type + ".twoKeys(), which has 2 parameters marked @Idempotent.Key"), log);
         assertTrue(log.contains("@Idempotent.Key on a parameter of " + type + ".keyWithoutIdempotent(), which is not @Idempotent"), log);
         assertTrue(log.contains("@Idempotent on " + type + ".asynchronous(), which returns CompletionStage"), log);
-        assertEquals(404, status("misplaced-calls", "guarded/executions/x"), "the application is not serving");
+        assertEquals(404, status("misplaced-calls", "guarded/executions?key=x"), "the application is not serving");
     }
 
     private static int post(String context, String path) throws Exception {

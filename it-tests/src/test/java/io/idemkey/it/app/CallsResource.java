@@ -84,9 +84,10 @@ public class CallsResource {
         });
     }
 
+    /** How often the named call ran; a query parameter, since names hold a colon (see GuardedResource#executions). */
     @GET
-    @Path("/runs/{name}")
-    public String runs(@PathParam("name") String name) {
+    @Path("/runs")
+    public String runs(@QueryParam("name") String name) {
         return Integer.toString(executions.count(name));
     }
 
