@@ -160,7 +160,7 @@ public class IdempotencyRuntime {
                         + " offers no inspection (io.idemkey.spi.StoreInspection)");
             }
             recordAdmin = new RecordAdmin(inspection, settings.keyPrefix(), settings.protection().identifiers(),
-                    settings.protection().codec(), ADMIN_DEFAULT_TTL, Clock.systemUTC());
+                    settings.protection().codec(), ADMIN_DEFAULT_TTL, Clock.systemUTC(), engine::forgetReplay);
             LOG.info(() -> "Idemkey's admin API is on, under " + adminSettings.path() + ", for the role "
                     + adminSettings.role());
         }

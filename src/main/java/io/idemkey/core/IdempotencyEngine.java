@@ -217,6 +217,15 @@ public final class IdempotencyEngine {
         }
     }
 
+    /**
+     * Forgets what this instance's replay cache holds for {@code storeKey} (the key the store keeps
+     * the record under): its record was purged ({@link RecordAdmin}), so the next request with the
+     * key asks the store. Other instances' caches are theirs (docs/operations.md).
+     */
+    public void forgetReplay(String storeKey) {
+        replayCache.forget(storeKey);
+    }
+
     public static Builder builder(IdempotencyStore store, Scheduler scheduler) {
         return new Builder(store, scheduler);
     }

@@ -11,6 +11,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
@@ -46,6 +47,7 @@ public final class RecordAdmin {
     private final RecordCodec codec;
     private final Duration defaultTtl;
     private final Clock clock;
+    private final Consumer<String> purged;
 
     /**
      * @param store       the store's inspection capability
@@ -54,15 +56,17 @@ public final class RecordAdmin {
      * @param codec       how completed records are read (to show a body, where asked and allowed)
      * @param defaultTtl  {@code idempotency.ttl}: a completed record's age is this less its TTL left
      * @param clock       now, for owner ages
+     * @param purged      told the store key of each record purged (the engine forgets its cached replay)
      */
     public RecordAdmin(StoreInspection store, String keyPrefix, RecordIdentifiers identifiers, RecordCodec codec,
-                       Duration defaultTtl, Clock clock) {
+                       Duration defaultTtl, Clock clock, Consumer<String> purged) {
         this.store = Objects.requireNonNull(store, "store");
         this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
         this.identifiers = Objects.requireNonNull(identifiers, "identifiers");
         this.codec = Objects.requireNonNull(codec, "codec");
         this.defaultTtl = Objects.requireNonNull(defaultTtl, "defaultTtl");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.purged = Objects.requireNonNull(purged, "purged");
     }
 
     /** The store key of an HTTP request's record: the caller (its scope value, empty for none) and the client's key. */
@@ -94,6 +98,9 @@ public final class RecordAdmin {
     public StoreInspection.Purge purge(String storeKey, boolean force, String who, String reason) {
         checkReason(reason);
         StoreInspection.Purge outcome = store.purge(storeKey, force);
+        if (outcome == StoreInspection.Purge.PURGED) {
+            purged.accept(storeKey);
+        }
         AUDIT.info(() -> "idempotency-admin purge by=" + quoted(who) + " record=" + quoted(storeKey) + " force=" + force
                 + " outcome=" + outcome + " reason=" + quoted(reason));
         return outcome;

@@ -84,7 +84,7 @@ class RecordAdminTest {
     @Test
     void aKeyInProgressShowsItsOwnersAgeAcrossRenewalsAndItsLeaseLeft() {
         IdempotencyEngine engine = engine(RecordIdentifiers.PLAIN, RecordCodec.PLAIN);
-        RecordAdmin admin = new RecordAdmin(store, PREFIX, RecordIdentifiers.PLAIN, RecordCodec.PLAIN, TTL, clock);
+        RecordAdmin admin = new RecordAdmin(store, PREFIX, RecordIdentifiers.PLAIN, RecordCodec.PLAIN, TTL, clock, key -> { });
         proceed(engine, RecordKey.of(PREFIX, "alice", "k-1"), "k-1");
         for (int i = 0; i < 10; i++) { // 100 s of renewals: the lease stays short, the owner's age grows
             scheduler.advance(Duration.ofSeconds(10));
@@ -101,7 +101,7 @@ class RecordAdminTest {
     @Test
     void aCompletedKeyShowsStatusSizeAgeAndTtlLeftAndItsBodyOnlyWhenAsked() {
         IdempotencyEngine engine = engine(RecordIdentifiers.PLAIN, RecordCodec.PLAIN);
-        RecordAdmin admin = new RecordAdmin(store, PREFIX, RecordIdentifiers.PLAIN, RecordCodec.PLAIN, TTL, clock);
+        RecordAdmin admin = new RecordAdmin(store, PREFIX, RecordIdentifiers.PLAIN, RecordCodec.PLAIN, TTL, clock, key -> { });
         proceed(engine, RecordKey.of(PREFIX, "alice", "k-2"), "k-2").complete(new StoredResponse(201,
                 List.of(new StoredResponse.Header("Location", "/orders/42")), "{\"id\":42}".getBytes(StandardCharsets.UTF_8)));
         scheduler.advance(Duration.ofMinutes(90));
@@ -126,7 +126,7 @@ class RecordAdminTest {
         new SecureRandom().nextBytes(aes);
         RecordCodec sealed = new RecordCodec(RecordCipher.parse("k1:" + Base64.getEncoder().encodeToString(aes)), false);
         IdempotencyEngine engine = engine(hashed, sealed);
-        RecordAdmin admin = new RecordAdmin(store, PREFIX, hashed, sealed, TTL, clock);
+        RecordAdmin admin = new RecordAdmin(store, PREFIX, hashed, sealed, TTL, clock, key -> { });
         proceed(engine, RecordKey.of(PREFIX, "alice", "done"), "done").complete(new StoredResponse(200, List.of(),
                 "secret".getBytes(StandardCharsets.UTF_8)));
         proceed(engine, RecordKey.of(PREFIX, "alice", "stuck"), "stuck");
@@ -135,7 +135,7 @@ class RecordAdminTest {
         RecordAdmin.KeyState done = admin.lookUp(admin.requestStoreKey("alice", "done"), true).orElseThrow();
         assertEquals(200, done.status(), "the status stays readable in a sealed record");
         assertEquals("secret", done.body().text(), "decrypted with the application's keys");
-        RecordAdmin plainReader = new RecordAdmin(store, PREFIX, hashed, RecordCodec.PLAIN, TTL, clock);
+        RecordAdmin plainReader = new RecordAdmin(store, PREFIX, hashed, RecordCodec.PLAIN, TTL, clock, key -> { });
         RecordAdmin.KeyState unreadable = plainReader.lookUp(admin.requestStoreKey("alice", "done"), true).orElseThrow();
         assertEquals(200, unreadable.status());
         assertNull(unreadable.body().text(), "no keys, no body");
@@ -151,7 +151,7 @@ class RecordAdminTest {
     @Test
     void theStuckListHoldsOnlyKeysInProgressForAtLeastTheAgeAskedPageByPage() {
         IdempotencyEngine engine = engine(RecordIdentifiers.PLAIN, RecordCodec.PLAIN);
-        RecordAdmin admin = new RecordAdmin(store, PREFIX, RecordIdentifiers.PLAIN, RecordCodec.PLAIN, TTL, clock);
+        RecordAdmin admin = new RecordAdmin(store, PREFIX, RecordIdentifiers.PLAIN, RecordCodec.PLAIN, TTL, clock, key -> { });
         for (int i = 0; i < 7; i++) {
             proceed(engine, RecordKey.of(PREFIX, "alice", "old-" + i), "old-" + i);
         }
@@ -178,7 +178,7 @@ class RecordAdminTest {
     @Test
     void aPurgeNeedsAReasonAndLeavesOneAuditLineRefusedOrNot() {
         IdempotencyEngine engine = engine(RecordIdentifiers.PLAIN, RecordCodec.PLAIN);
-        RecordAdmin admin = new RecordAdmin(store, PREFIX, RecordIdentifiers.PLAIN, RecordCodec.PLAIN, TTL, clock);
+        RecordAdmin admin = new RecordAdmin(store, PREFIX, RecordIdentifiers.PLAIN, RecordCodec.PLAIN, TTL, clock, key -> { });
         proceed(engine, RecordKey.of(PREFIX, "alice", "k-3"), "k-3");
         String storeKey = admin.requestStoreKey("alice", "k-3");
         assertThrows(IllegalArgumentException.class, () -> admin.purge(storeKey, true, "ops", " "));
@@ -191,6 +191,20 @@ class RecordAdminTest {
                 "idempotency-admin purge by=\"ops\" record=\"idempotency:alice:k-3\" force=false outcome=IN_PROGRESS reason=\"ticket 7\"",
                 "idempotency-admin purge by=\"ops\" record=\"idempotency:alice:k-3\" force=true outcome=PURGED reason=\"ticket \\\"7\\\"\""),
                 audit.stream().map(LogRecord::getMessage).toList());
+    }
+
+    @Test
+    void aPurgedKeyIsForgottenByThisInstancesReplayCacheSoItRunsAgain() {
+        IdempotencyEngine engine = IdempotencyEngine.builder(store, scheduler).clock(clock).replayCacheBytes(1 << 20).build();
+        RecordAdmin admin = new RecordAdmin(store, PREFIX, RecordIdentifiers.PLAIN, RecordCodec.PLAIN, TTL, clock,
+                engine::forgetReplay);
+        String recordKey = RecordKey.of(PREFIX, "alice", "cached");
+        proceed(engine, recordKey, "cached").complete(new StoredResponse(200, List.of(), new byte[] {1}));
+        assertInstanceOf(Decision.Replay.class, engine.begin(recordKey, "cached", FINGERPRINT, POLICY, "POST /orders"));
+        assertEquals(StoreInspection.Purge.PURGED, admin.purge(admin.requestStoreKey("alice", "cached"), false, "ops", "t"));
+        byte[] other = new Fingerprint().of("POST", "/orders", List.of(), true, "{}".getBytes(StandardCharsets.UTF_8), Set.of());
+        assertInstanceOf(Decision.Proceed.class, engine.begin(recordKey, "cached", other, POLICY, "POST /orders"),
+                "another request with the purged key runs: no replay, no 422 from the cache");
     }
 
     @Test

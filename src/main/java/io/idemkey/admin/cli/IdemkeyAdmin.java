@@ -118,7 +118,8 @@ public final class IdemkeyAdmin {
             try (IdempotencyStore opened = open(store, options.get("--user"), password, options.containsKey("--cluster"),
                     options.getOrDefault("--table", "idempotency_keys"))) {
                 RecordAdmin admin = new RecordAdmin((StoreInspection) opened, settings.keyPrefix(),
-                        settings.protection().identifiers(), settings.protection().codec(), ttl, Clock.systemUTC());
+                        settings.protection().identifiers(), settings.protection().codec(), ttl, Clock.systemUTC(),
+                        purged -> { }); // the applications' replay caches are theirs: docs/operations.md
                 return execute(command, admin, options, out, environment);
             }
         } catch (IllegalArgumentException | ConfigurationException e) {
