@@ -1,5 +1,6 @@
 package io.idemkey.admin;
 
+import io.idemkey.cdi.IdempotencyExtension;
 import io.idemkey.cdi.IdempotencyRuntime;
 import io.idemkey.config.AdminSettings;
 import io.idemkey.core.RecordAdmin;
@@ -58,14 +59,14 @@ public class IdempotencyAdminFilter implements ContainerRequestFilter {
     private static final int DEFAULT_LIMIT = 100;
 
     private final Problems problems = new Problems();
-    private volatile IdempotencyRuntime runtime;
+    /** The settings validated at deployment; disabled where validation did not run (the deployment failed). */
+    private volatile AdminSettings settings;
 
     @Override
     public void filter(ContainerRequestContext request) {
-        IdempotencyRuntime known = runtime();
-        AdminSettings settings = known.adminSettings();
+        AdminSettings settings = settings();
         if (!settings.enabled()) {
-            return;
+            return; // nothing else: not even Idemkey's runtime is looked up
         }
         String path = request.getUriInfo().getPath();
         path = path.startsWith("/") ? path.substring(1) : path;
@@ -86,7 +87,7 @@ public class IdempotencyAdminFilter implements ContainerRequestFilter {
                     "The idempotency admin API is for the role " + settings.role() + "; " + caller.getName() + " is not in it."));
             return;
         }
-        RecordAdmin admin = known.recordAdmin().orElseThrow();
+        RecordAdmin admin = CDI.current().select(IdempotencyRuntime.class).get().recordAdmin().orElseThrow();
         MultivaluedMap<String, String> query = request.getUriInfo().getQueryParameters();
         try {
             request.abortWith(answer(admin, settings, request.getMethod(), operation, query, caller.getName()));
@@ -231,11 +232,12 @@ public class IdempotencyAdminFilter implements ContainerRequestFilter {
         return Response.ok(out.toString(), MediaType.APPLICATION_JSON_TYPE).build();
     }
 
-    private IdempotencyRuntime runtime() {
-        IdempotencyRuntime known = runtime;
+    private AdminSettings settings() {
+        AdminSettings known = settings;
         if (known == null) {
-            known = CDI.current().select(IdempotencyRuntime.class).get();
-            runtime = known;
+            known = CDI.current().getBeanManager().getExtension(IdempotencyExtension.class).admin()
+                    .orElse(AdminSettings.DISABLED);
+            settings = known;
         }
         return known;
     }
