@@ -41,7 +41,8 @@ class PackageLayersTest {
             Set.of("io.idemkey.request"),                           // a guarded request, shared by the filters and the interceptor
             Set.of("io.idemkey.cdi"),                               // extension, interceptors, the runtime bean
             Set.of("io.idemkey.jaxrs"),                             // filters and the feature
-            Set.of("io.idemkey.health", "io.idemkey.metrics", "io.idemkey.openapi", "io.idemkey.telemetry"));
+            Set.of("io.idemkey.health", "io.idemkey.metrics", "io.idemkey.openapi", "io.idemkey.telemetry",
+                    "io.idemkey.admin", "io.idemkey.admin.cli"));
 
     private static final Pattern EDGE = Pattern.compile("^\\s+(io\\.idemkey\\S*)\\.([^.\\s]+)\\s+->\\s+(io\\.idemkey\\S*)\\.([^.\\s]+)\\s");
 

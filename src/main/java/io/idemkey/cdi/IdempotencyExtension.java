@@ -4,6 +4,7 @@ import io.idemkey.Idempotent;
 import io.idemkey.IdempotencyKey;
 import io.idemkey.client.RetryPolicy;
 import io.idemkey.config.ConfigLookup;
+import io.idemkey.config.AdminSettings;
 import io.idemkey.config.ConfigurationException;
 import io.idemkey.config.IdempotencySettings;
 import io.idemkey.config.PolicyResolver;
@@ -64,6 +65,7 @@ public class IdempotencyExtension implements Extension {
     /** Endpoints the JAX-RS runtime reported, for the ones whose classes CDI never showed this extension. */
     private final Set<GuardedEndpoint> served = ConcurrentHashMap.newKeySet();
     private volatile IdempotencySettings settings;
+    private volatile AdminSettings admin;
     private final Map<ResourceMethod, IdempotencyPolicy> policies = new ConcurrentHashMap<>();
     private volatile List<GuardedEndpoint> endpoints = List.of();
     /** Classes with {@code @Idempotent} methods or {@code @Idempotent.Key} parameters. */
@@ -147,6 +149,7 @@ public class IdempotencyExtension implements Extension {
         ConfigLookup config = ConfigLookup.microProfile();
         try {
             settings = IdempotencySettings.from(config);
+            admin = AdminSettings.from(config);
         } catch (ConfigurationException e) {
             validation.addDeploymentProblem(e);
             return;
@@ -298,6 +301,11 @@ public class IdempotencyExtension implements Extension {
         methods.addAll(List.of(type.getDeclaredMethods()));
         methods.removeIf(m -> m.getDeclaringClass() == Object.class);
         return methods;
+    }
+
+    /** The admin API's settings validated at deployment (empty before). */
+    public Optional<AdminSettings> admin() {
+        return Optional.ofNullable(admin);
     }
 
     /** The settings validated at deployment, for the runtime (they are read once). */

@@ -1,6 +1,7 @@
 package io.idemkey.cdi;
 
 import io.idemkey.request.CurrentRequest;
+import io.idemkey.config.AdminSettings;
 import io.idemkey.config.ConfigLookup;
 import io.idemkey.config.ConfigurationException;
 import io.idemkey.config.IdempotencySettings;
@@ -15,7 +16,9 @@ import io.idemkey.core.IdempotentCalls;
 import io.idemkey.core.RequestTracer;
 import io.idemkey.core.TimedStore;
 import io.idemkey.resource.ResourceMethods;
+import io.idemkey.core.RecordAdmin;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.StoreInspection;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.store.jdbc.ExpiredRowsCleanup;
 import io.idemkey.store.jdbc.JdbcIdempotencyStore;
@@ -60,6 +63,8 @@ import java.util.logging.Logger;
 public class IdempotencyRuntime {
 
     private static final Logger LOG = Logger.getLogger(IdempotencyRuntime.class.getName());
+    /** The TTL a completed record's age is computed from: the annotations' default, 24 hours. */
+    private static final Duration ADMIN_DEFAULT_TTL = Duration.ofHours(24);
     private static final String MANAGED_SCHEDULER = "java:comp/DefaultManagedScheduledExecutorService";
 
     @Inject
@@ -91,6 +96,8 @@ public class IdempotencyRuntime {
     private Jsonb jsonb;
     private TransactionalStoreCalls callStoreCalls;
     private CompletionWithEffects completionWithEffects;
+    private AdminSettings adminSettings = AdminSettings.DISABLED;
+    private RecordAdmin recordAdmin;
     private final Map<Method, IdempotentMethod> idempotentMethods = new ConcurrentHashMap<>();
     private final Map<ResourceMethod, IdempotencyPolicy> resolved = new ConcurrentHashMap<>();
 
@@ -148,6 +155,17 @@ public class IdempotencyRuntime {
         completionWithEffects = new CompletionWithEffects(transactions, store);
         callStoreCalls = new TransactionalStoreCalls(transactions, store, completionWithEffects, scheduler,
                 settings.unavailableRetryAfter());
+        adminSettings = extension.admin().orElseGet(() -> AdminSettings.from(config));
+        if (adminSettings.enabled()) {
+            if (!(store instanceof StoreInspection inspection)) {
+                throw new ConfigurationException(AdminSettings.ENABLED, "is true, but the store " + store
+                        + " offers no inspection (io.idemkey.spi.StoreInspection)");
+            }
+            recordAdmin = new RecordAdmin(inspection, settings.keyPrefix(), settings.protection().identifiers(),
+                    settings.protection().codec(), ADMIN_DEFAULT_TTL, Clock.systemUTC(), engine::forgetReplay);
+            LOG.info(() -> "Idemkey's admin API is on, under " + adminSettings.path() + ", for the role "
+                    + adminSettings.role());
+        }
         LOG.info(() -> "Idemkey started: " + settings);
     }
 
@@ -238,6 +256,16 @@ public class IdempotencyRuntime {
                 LOG.log(Level.FINE, "Closing the idempotency store failed", e);
             }
         }
+    }
+
+    /** The admin API's settings. */
+    public AdminSettings adminSettings() {
+        return adminSettings;
+    }
+
+    /** The operators' service, where the admin API is enabled. */
+    public Optional<RecordAdmin> recordAdmin() {
+        return Optional.ofNullable(recordAdmin);
     }
 
     public IdempotencySettings settings() {

@@ -7,13 +7,11 @@ import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreUnavailableException;
 
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -37,9 +35,7 @@ public final class IdempotencyEngine {
     static final int RENEWAL_CALLS = 4;
     private static final Duration FIRST_POLL = Duration.ofMillis(25);
     private static final Duration LONGEST_POLL = Duration.ofMillis(500);
-    private static final SecureRandom RANDOM = new SecureRandom();
     private static final int STORED_FINGERPRINT_BYTES = 16;
-    private static final Base64.Encoder TOKEN_ENCODER = Base64.getUrlEncoder().withoutPadding();
 
     private final IdempotencyStore store;
     private final Scheduler scheduler;
@@ -219,6 +215,15 @@ public final class IdempotencyEngine {
         for (int i = 0; i < renewals.length; i++) {
             batch.get(i).renewed(renewals[i], sentAt);
         }
+    }
+
+    /**
+     * Forgets what this instance's replay cache holds for {@code storeKey} (the key the store keeps
+     * the record under): its record was purged ({@link RecordAdmin}), so the next request with the
+     * key asks the store. Other instances' caches are theirs (docs/operations.md).
+     */
+    public void forgetReplay(String storeKey) {
+        replayCache.forget(storeKey);
     }
 
     public static Builder builder(IdempotencyStore store, Scheduler scheduler) {
@@ -402,11 +407,12 @@ public final class IdempotencyEngine {
                 : Arrays.copyOf(fingerprint, STORED_FINGERPRINT_BYTES);
     }
 
-    /** 96 random bits: unique among the owners a key ever has, and small in every record. */
-    private static String newOwnerToken() {
-        byte[] bytes = new byte[12];
-        RANDOM.nextBytes(bytes);
-        return TOKEN_ENCODER.encodeToString(bytes);
+    /**
+     * 96 random bits, unique among the owners a key ever has, and the time of the acquisition, for
+     * operators ({@link OwnerTokens}).
+     */
+    private String newOwnerToken() {
+        return OwnerTokens.newToken(clock.instant());
     }
 
     private Decision storeFailed(RuntimeException e, IdempotencyPolicy policy, String endpoint, String key) {

@@ -3,6 +3,7 @@ package io.idemkey.core;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Optional;
 
 /**
  * The one place where a completed record becomes the bytes a store keeps, and back: every store
@@ -105,6 +106,19 @@ public final class RecordCodec {
             throw new IllegalArgumentException("corrupt sealed record: status differs");
         }
         return response;
+    }
+
+    /**
+     * The HTTP status a stored record holds, read without keys: a sealed record keeps it readable in its
+     * header, the plain form after its version and flags. Empty for bytes that are neither.
+     */
+    public static Optional<Integer> storedStatus(byte[] stored) {
+        int at = stored.length > 0 && (stored[0] & 0xff) == SEALED ? 1 : 2;
+        if (stored.length < at + 2) {
+            return Optional.empty();
+        }
+        int status = ((stored[at] & 0xff) << 8) | (stored[at + 1] & 0xff);
+        return status >= 100 && status <= 999 ? Optional.of(status) : Optional.empty();
     }
 
     private static byte[] header(int status, String keyId) {

@@ -76,6 +76,11 @@ final class ReplayCache {
         }
     }
 
+    /** Forgets the key's response (an operator purged its record): the next request asks the store. */
+    void forget(String recordKey) {
+        evict(recordKey);
+    }
+
     /**
      * Removes the key's entry, whichever it is by now: a put that replaced the entry this key was
      * queued for is not queued again, so its entry must go with the key (else it would stay, and

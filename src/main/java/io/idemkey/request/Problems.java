@@ -31,7 +31,12 @@ public final class Problems {
         KEY_TAKEN_OVER(409, "Conflict", "key-taken-over", "Idempotency key taken over"),
         RATE_LIMITED(429, "Too Many Requests", "rate-limited", "Too many requests with this key"),
         STORE_UNAVAILABLE(503, "Service Unavailable", "store-unavailable", "Idempotency store unavailable"),
-        MISCONFIGURED(500, "Internal Server Error", "misconfigured", "Idempotency key placement not honoured");
+        MISCONFIGURED(500, "Internal Server Error", "misconfigured", "Idempotency key placement not honoured"),
+        ADMIN_UNAUTHENTICATED(401, "Unauthorized", "admin-unauthenticated", "Authentication required"),
+        ADMIN_FORBIDDEN(403, "Forbidden", "admin-forbidden", "Not allowed"),
+        ADMIN_BAD_REQUEST(400, "Bad Request", "admin-bad-request", "Invalid admin request"),
+        ADMIN_NOT_FOUND(404, "Not Found", "admin-not-found", "No such record"),
+        ADMIN_KEY_IN_PROGRESS(409, "Conflict", "admin-key-in-progress", "Key in progress");
 
         private final int status;
         private final String reason;

@@ -6,7 +6,9 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -19,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -426,5 +429,96 @@ public abstract class IdempotencyStoreContract {
             }
             assertEquals(1, acquired, "iteration " + i + ": acquired by " + acquired + " threads");
         }
+    }
+
+    // --- StoreInspection, the operators' capability (issue 29) ---
+
+    private StoreInspection inspection() {
+        assumeTrue(store instanceof StoreInspection, store + " offers no inspection");
+        return (StoreInspection) store;
+    }
+
+    @Test
+    void inspectionShowsARecordInProgressThenCompletedAndNothingWhereThereIsNone() {
+        StoreInspection inspection = inspection();
+        String key = key("inspected");
+        assertTrue(inspection.inspect(key).isEmpty());
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK));
+        StoreInspection.StoredRecord running = inspection.inspect(key).orElseThrow();
+        assertEquals(key, running.recordKey());
+        assertFalse(running.completed());
+        assertArrayEquals(FINGERPRINT, running.fingerprint());
+        assertEquals("owner-1", running.ownerToken());
+        assertTrue(running.timeLeft().compareTo(LONG_LOCK) <= 0 && running.timeLeft().compareTo(LONG_LOCK.minusSeconds(30)) > 0,
+                "lease left " + running.timeLeft());
+        assertEquals(0, running.response().length);
+
+        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+        StoreInspection.StoredRecord done = inspection.inspect(key).orElseThrow();
+        assertTrue(done.completed());
+        assertArrayEquals(FINGERPRINT, done.fingerprint());
+        assertArrayEquals(RESPONSE, done.response());
+        assertTrue(done.timeLeft().compareTo(DAY) <= 0 && done.timeLeft().compareTo(DAY.minusMinutes(1)) > 0,
+                "TTL left " + done.timeLeft());
+    }
+
+    @Test
+    void purgeDeletesACompletedRecordAndAnInProgressOneOnlyWhenForced() {
+        StoreInspection inspection = inspection();
+        String running = key("purged-running");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(running, FINGERPRINT, "owner-1", LONG_LOCK));
+        assertEquals(StoreInspection.Purge.IN_PROGRESS, inspection.purge(running, false));
+        assertTrue(inspection.inspect(running).isPresent(), "refused: still there");
+        assertEquals(StoreInspection.Purge.PURGED, inspection.purge(running, true));
+        assertTrue(inspection.inspect(running).isEmpty());
+        assertFalse(store.complete(running, "owner-1", RESPONSE, DAY), "its owner lost the lease");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(running, FINGERPRINT, "owner-2", LONG_LOCK),
+                "a retry runs again");
+
+        String done = key("purged-done");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(done, FINGERPRINT, "owner-1", LONG_LOCK));
+        assertTrue(store.complete(done, "owner-1", RESPONSE, DAY));
+        assertEquals(StoreInspection.Purge.PURGED, inspection.purge(done, false));
+        assertEquals(StoreInspection.Purge.ABSENT, inspection.purge(done, false));
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(done, FINGERPRINT, "owner-2", LONG_LOCK),
+                "the purged key is free");
+    }
+
+    @Test
+    void thePagesOfRecordsInProgressHoldEachOnceAndNoCompletedOne() {
+        StoreInspection inspection = inspection();
+        String prefix = key("walk:");
+        Set<String> running = new HashSet<>();
+        for (int i = 0; i < 23; i++) {
+            String key = prefix + "running-" + i;
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-" + i, LONG_LOCK));
+            running.add(key);
+        }
+        for (int i = 0; i < 4; i++) {
+            String key = prefix + "done-" + i;
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
+            assertTrue(store.complete(key, "owner", RESPONSE, DAY));
+        }
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("elsewhere"), FINGERPRINT, "o", LONG_LOCK));
+
+        List<String> seen = new ArrayList<>();
+        String cursor = "";
+        int pages = 0;
+        do {
+            StoreInspection.Page page = inspection.inProgress(prefix, cursor, 5);
+            for (StoreInspection.StoredRecord record : page.records()) {
+                assertFalse(record.completed(), record.recordKey());
+                assertTrue(record.ownerToken().startsWith("owner-"), record.ownerToken());
+                seen.add(record.recordKey());
+            }
+            cursor = page.nextCursor();
+            assertTrue(++pages < 100, "the pages end");
+        } while (!cursor.isEmpty());
+        assertEquals(running, new HashSet<>(seen), "every record in progress under the prefix, nothing else");
+        assertEquals(running.size(), seen.size(), "each once: " + seen);
+
+        assertThrows(IllegalArgumentException.class, () -> inspection.inProgress(prefix, "", 0));
+        assertThrows(IllegalArgumentException.class, () -> inspection.inProgress(prefix, "", 1001));
+        assertThrows(IllegalArgumentException.class, () -> inspection.inProgress(prefix, "not-a-cursor", 5));
     }
 }

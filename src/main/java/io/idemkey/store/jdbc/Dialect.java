@@ -78,6 +78,18 @@ interface Dialect {
     /** Deletes up to {@code batchSize} expired rows, skipping locked ones; how many it deleted. */
     int deleteExpired(Connection connection, int timeout, int batchSize) throws SQLException;
 
+    /** SQL for the database's current time, comparable with {@code expires_at}. */
+    String nowSql();
+
+    /** SQL for the whole milliseconds from now until {@code expires_at} (a BIGINT). */
+    String millisLeftSql();
+
+    /** SQL for {@code expires_at} as whole microseconds since 1970 UTC (a BIGINT). */
+    String expiresMicrosSql();
+
+    /** SQL for a parameter of microseconds since 1970 UTC as a value comparable with {@code expires_at}. */
+    String fromMicrosSql();
+
     /** A concurrency conflict (deadlock, serialization failure): the statement may run again at once. */
     boolean isConflict(SQLException e);
 

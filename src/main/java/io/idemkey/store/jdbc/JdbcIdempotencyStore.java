@@ -5,11 +5,14 @@ import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.Renewal;
+import io.idemkey.spi.StoreInspection;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.spi.TransactionalCompletion;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTransientException;
 import java.sql.Statement;
@@ -34,7 +37,7 @@ import java.util.regex.Pattern;
  * JTA transaction each runs on its own connection in auto-commit mode (as a container's DataSource
  * hands them out when no transaction is active).
  */
-public final class JdbcIdempotencyStore implements IdempotencyStore {
+public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspection {
 
     private static final Logger LOG = Logger.getLogger(JdbcIdempotencyStore.class.getName());
 
@@ -417,5 +420,119 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 || (known != null && known.isUnavailable(e));
         String message = "The idempotency table " + table + " could not " + operation + ": " + e.getMessage();
         return unavailable ? new StoreUnavailableException(message, e) : new IllegalStateException(message, e);
+    }
+
+    @Override
+    public java.util.Optional<StoredRecord> inspect(String recordKey) {
+        return outside("inspect", (connection, timeout) -> {
+            Dialect known = dialect(connection);
+            try (PreparedStatement statement = connection.prepareStatement("SELECT record_key, completed, fingerprint,"
+                    + " owner_token, response, " + known.millisLeftSql() + " FROM " + table
+                    + " WHERE record_key = ? AND expires_at > " + known.nowSql())) {
+                statement.setQueryTimeout(timeout);
+                statement.setString(1, recordKey);
+                try (ResultSet rows = statement.executeQuery()) {
+                    return rows.next() ? java.util.Optional.of(stored(rows)) : java.util.Optional.empty();
+                }
+            }
+        });
+    }
+
+    /**
+     * A {@code DELETE} of the record if it is alive and completed (or forced), then, where it deleted
+     * nothing, a look at why: two statements; a record that changes between them is reported as the
+     * second saw it.
+     */
+    @Override
+    public Purge purge(String recordKey, boolean force) {
+        return outside("purge", (connection, timeout) -> {
+            Dialect known = dialect(connection);
+            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table
+                    + " WHERE record_key = ? AND expires_at > " + known.nowSql() + " AND (completed OR ?)")) {
+                delete.setQueryTimeout(timeout);
+                delete.setString(1, recordKey);
+                delete.setBoolean(2, force);
+                if (delete.executeUpdate() > 0) {
+                    return Purge.PURGED;
+                }
+            }
+            try (PreparedStatement look = connection.prepareStatement("SELECT completed FROM " + table
+                    + " WHERE record_key = ? AND expires_at > " + known.nowSql())) {
+                look.setQueryTimeout(timeout);
+                look.setString(1, recordKey);
+                try (ResultSet rows = look.executeQuery()) {
+                    return rows.next() && !rows.getBoolean(1) ? Purge.IN_PROGRESS : Purge.ABSENT;
+                }
+            }
+        });
+    }
+
+    /**
+     * One indexed query on {@code (completed, expires_at)} (the {@code <table>_in_progress} index the
+     * DDL creates): the live in-progress rows in {@code expires_at}, then key, order, after the
+     * cursor ({@code <expires_at in microseconds>:<record key>}), at most {@code limit}. A lease
+     * renewed while the pages are walked moves its row later: it may be seen twice, never missed.
+     */
+    @Override
+    public Page inProgress(String keyPrefix, String cursor, int limit) {
+        StoreInspection.checkLimit(limit);
+        long afterMicros = Long.MIN_VALUE;
+        String afterKey = "";
+        if (!cursor.isEmpty()) {
+            int colon = cursor.indexOf(':');
+            try {
+                afterMicros = Long.parseLong(cursor.substring(0, Math.max(0, colon)));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("not a cursor of the JDBC store: " + cursor);
+            }
+            afterKey = cursor.substring(colon + 1);
+        }
+        long micros = afterMicros;
+        String key = afterKey;
+        return outside("list keys in progress", (connection, timeout) -> {
+            Dialect known = dialect(connection);
+            String after = micros == Long.MIN_VALUE ? "" : " AND (expires_at > " + known.fromMicrosSql()
+                    + " OR (expires_at = " + known.fromMicrosSql() + " AND record_key > ?))";
+            try (PreparedStatement statement = connection.prepareStatement("SELECT record_key, completed, fingerprint,"
+                    + " owner_token, response, " + known.millisLeftSql() + ", " + known.expiresMicrosSql()
+                    + " FROM " + table + " WHERE completed = FALSE AND expires_at > " + known.nowSql()
+                    + " AND record_key LIKE ? ESCAPE '!'" + after + " ORDER BY expires_at, record_key")) {
+                statement.setQueryTimeout(timeout);
+                statement.setMaxRows(limit + 1);
+                statement.setString(1, likePrefix(keyPrefix));
+                if (micros != Long.MIN_VALUE) {
+                    statement.setLong(2, micros);
+                    statement.setLong(3, micros);
+                    statement.setString(4, key);
+                }
+                java.util.List<StoredRecord> found = new java.util.ArrayList<>();
+                String next = "";
+                long lastMicros = 0;
+                try (ResultSet rows = statement.executeQuery()) {
+                    while (rows.next()) {
+                        if (found.size() == limit) {
+                            StoredRecord last = found.get(found.size() - 1);
+                            next = lastMicros + ":" + last.recordKey();
+                            break;
+                        }
+                        found.add(stored(rows));
+                        lastMicros = rows.getLong(7);
+                    }
+                }
+                return new Page(found, next);
+            }
+        });
+    }
+
+    private static StoredRecord stored(ResultSet rows) throws SQLException {
+        boolean completed = rows.getBoolean(2);
+        byte[] response = completed ? rows.getBytes(5) : null;
+        return new StoredRecord(rows.getString(1), completed, rows.getBytes(3), rows.getString(4),
+                Duration.ofMillis(Math.max(0, rows.getLong(6))), response == null ? new byte[0] : response);
+    }
+
+    /** A LIKE pattern (escape character {@code !}) for the keys that start with {@code prefix}. */
+    static String likePrefix(String prefix) {
+        return prefix.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%";
     }
 }

@@ -176,8 +176,9 @@ final class MariaDbDialect implements Dialect {
                   requests       INT,
                   window_ends_at DATETIME(6),
                   KEY %2$s (expires_at)
-                ) ENGINE = InnoDB
-                """.formatted(table, index);
+                ) ENGINE = InnoDB;
+                CREATE INDEX IF NOT EXISTS %3$s ON %1$s (completed, expires_at)
+                """.formatted(table, index, table.substring(table.indexOf('.') + 1) + "_in_progress");
     }
 
     @Override
@@ -430,5 +431,25 @@ final class MariaDbDialect implements Dialect {
 
     private static long micros(Duration duration) {
         return Math.max(1000, duration.toNanos() / 1000);
+    }
+
+    @Override
+    public String nowSql() {
+        return "UTC_TIMESTAMP(6)";
+    }
+
+    @Override
+    public String millisLeftSql() {
+        return "TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000";
+    }
+
+    @Override
+    public String expiresMicrosSql() {
+        return "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', expires_at)";
+    }
+
+    @Override
+    public String fromMicrosSql() {
+        return "TIMESTAMPADD(MICROSECOND, ?, '1970-01-01 00:00:00')";
     }
 }

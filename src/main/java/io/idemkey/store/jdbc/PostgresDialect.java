@@ -220,7 +220,8 @@ final class PostgresDialect implements Dialect {
                   window_ends_at TIMESTAMPTZ
                 );
                 CREATE INDEX IF NOT EXISTS %2$s ON %1$s (expires_at);
-                """.formatted(table, index);
+                CREATE INDEX IF NOT EXISTS %3$s ON %1$s (completed, expires_at);
+                """.formatted(table, index, table.substring(table.indexOf('.') + 1) + "_in_progress");
     }
 
     @Override
@@ -464,5 +465,25 @@ final class PostgresDialect implements Dialect {
 
     private static long millis(Duration duration) {
         return Math.max(1, duration.toMillis());
+    }
+
+    @Override
+    public String nowSql() {
+        return "now()";
+    }
+
+    @Override
+    public String millisLeftSql() {
+        return "FLOOR(EXTRACT(EPOCH FROM (expires_at - now())) * 1000)::BIGINT";
+    }
+
+    @Override
+    public String expiresMicrosSql() {
+        return "(EXTRACT(EPOCH FROM (expires_at - TIMESTAMPTZ 'epoch')) * 1000000)::BIGINT";
+    }
+
+    @Override
+    public String fromMicrosSql() {
+        return "(TIMESTAMPTZ 'epoch' + ?::BIGINT * INTERVAL '1 microsecond')";
     }
 }

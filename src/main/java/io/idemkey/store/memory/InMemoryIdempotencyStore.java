@@ -5,6 +5,7 @@ import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Renewal;
 import io.idemkey.spi.RateLimit;
+import io.idemkey.spi.StoreInspection;
 import io.idemkey.spi.StoreUnavailableException;
 
 import java.time.Clock;
@@ -12,6 +13,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -29,7 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * method again, as after their TTL); when only in-progress records are left, acquire reports the
  * store unavailable.
  */
-public final class InMemoryIdempotencyStore implements IdempotencyStore {
+public final class InMemoryIdempotencyStore implements IdempotencyStore, StoreInspection {
 
     static final int SWEEP_EVERY = 4096;
 
@@ -157,6 +160,58 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     private static boolean ownedBy(Entry entry, String ownerToken, Instant now) {
         return !entry.completed() && ownerToken.equals(entry.ownerToken()) && entry.expiresAt().isAfter(now);
+    }
+
+    @Override
+    public Optional<StoredRecord> inspect(String recordKey) {
+        Entry entry = records.get(recordKey);
+        Instant now = clock.instant();
+        if (entry == null || !entry.expiresAt().isAfter(now)) {
+            return Optional.empty();
+        }
+        return Optional.of(view(recordKey, entry, now));
+    }
+
+    @Override
+    public Purge purge(String recordKey, boolean force) {
+        Instant now = clock.instant();
+        Purge[] outcome = {Purge.ABSENT};
+        records.computeIfPresent(recordKey, (k, existing) -> {
+            if (!existing.expiresAt().isAfter(now)) {
+                return null;
+            }
+            if (!existing.completed() && !force) {
+                outcome[0] = Purge.IN_PROGRESS;
+                return existing;
+            }
+            outcome[0] = Purge.PURGED;
+            return null;
+        });
+        return outcome[0];
+    }
+
+    /** In key order; the cursor is the last key of the page before, after {@code "k"}. */
+    @Override
+    public Page inProgress(String keyPrefix, String cursor, int limit) {
+        StoreInspection.checkLimit(limit);
+        if (!cursor.isEmpty() && !cursor.startsWith("k")) {
+            throw new IllegalArgumentException("not a cursor of the in-memory store: " + cursor);
+        }
+        String after = cursor.isEmpty() ? null : cursor.substring(1);
+        Instant now = clock.instant();
+        List<Map.Entry<String, Entry>> found = records.entrySet().stream()
+                .filter(e -> e.getKey().startsWith(keyPrefix) && (after == null || e.getKey().compareTo(after) > 0))
+                .filter(e -> !e.getValue().completed() && e.getValue().expiresAt().isAfter(now))
+                .sorted(Map.Entry.comparingByKey())
+                .limit(limit + 1L)
+                .toList();
+        List<StoredRecord> page = found.stream().limit(limit).map(e -> view(e.getKey(), e.getValue(), now)).toList();
+        return new Page(page, found.size() > limit ? "k" + page.get(page.size() - 1).recordKey() : "");
+    }
+
+    private static StoredRecord view(String recordKey, Entry entry, Instant now) {
+        return new StoredRecord(recordKey, entry.completed(), entry.fingerprint().clone(), entry.ownerToken(),
+                Duration.between(now, entry.expiresAt()), entry.completed() ? entry.response().clone() : new byte[0]);
     }
 
     /** The number of records held, expired ones included until the next sweep. */

@@ -6,6 +6,10 @@ import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.IntStream;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -52,6 +56,17 @@ final class ClusterMasters implements Masters {
     @Override
     public Connection connection(HostAndPort master) {
         return slots.getConnection(master);
+    }
+
+    /** The masters of the slots, as the slot cache has them now (the 16384 slots looked up, distinct). */
+    @Override
+    public List<HostAndPort> all() {
+        return IntStream.range(0, 16384)
+                .mapToObj(slots::getNode)
+                .filter(Objects::nonNull)
+                .distinct()
+                .sorted(Comparator.comparing(HostAndPort::getHost).thenComparingInt(HostAndPort::getPort))
+                .toList();
     }
 
     @Override

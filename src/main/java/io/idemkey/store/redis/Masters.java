@@ -3,6 +3,7 @@ package io.idemkey.store.redis;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
 
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -21,6 +22,9 @@ interface Masters extends AutoCloseable {
      * pool; null: any master); closing it gives it back.
      */
     Connection connection(HostAndPort master);
+
+    /** Every master as the client knows them now, in a stable order (host, then port). */
+    List<HostAndPort> all();
 
     /** A node answered MOVED on {@code connection}: the slots moved, ask that node for them. */
     default void moved(Connection connection) {
@@ -49,6 +53,11 @@ interface Masters extends AutoCloseable {
             @Override
             public Connection connection(HostAndPort master) {
                 return connections.get();
+            }
+
+            @Override
+            public List<HostAndPort> all() {
+                return List.of(address.get());
             }
         };
     }

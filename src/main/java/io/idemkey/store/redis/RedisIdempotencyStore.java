@@ -5,14 +5,18 @@ import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.Renewal;
+import io.idemkey.spi.StoreInspection;
 import io.idemkey.spi.StoreUnavailableException;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
 import redis.clients.jedis.exceptions.JedisAskDataException;
 import redis.clients.jedis.exceptions.JedisBusyException;
 import redis.clients.jedis.exceptions.JedisClusterException;
@@ -34,6 +38,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.LongAdder;
@@ -70,7 +75,7 @@ import java.util.logging.Logger;
  * leases (one pipeline already) are sent as without it: a {@code WAIT} holds up every reply after
  * it on its connection, so it would hold up every call in its batch.
  */
-public final class RedisIdempotencyStore implements IdempotencyStore {
+public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspection {
 
     private static final Logger LOG = Logger.getLogger(RedisIdempotencyStore.class.getName());
 
@@ -79,6 +84,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final byte[] COMPLETE = bytes("complete");
     private static final byte[] RELEASE = bytes("release");
     private static final byte[] RENEW = bytes("renew");
+    private static final byte[] INSPECT = bytes("inspect");
+    private static final byte[] PURGE = bytes("purge");
+    /** How many SCAN calls one page of {@link #inProgress} makes at most. */
+    static final int SCANS_PER_PAGE = 10;
     private static final byte[] ACQUIRED = {'A'};
     private static final byte[] MISMATCH = {'M'};
     private static final byte[] IN_PROGRESS = {'P'};
@@ -393,6 +402,131 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         } catch (JedisNoScriptException e) {
             return client.eval(RECORD.source(), keys, argv);
         }
+    }
+
+    @Override
+    public Optional<StoredRecord> inspect(String recordKey) {
+        return stored(recordKey, (List<?>) run(recordKey, INSPECT));
+    }
+
+    @Override
+    public Purge purge(String recordKey, boolean force) {
+        long outcome = (Long) run(recordKey, PURGE, bytes(force ? "1" : "0"));
+        return outcome > 0 ? Purge.PURGED : outcome == 0 ? Purge.ABSENT : Purge.IN_PROGRESS;
+    }
+
+    /**
+     * {@code SCAN} with {@code MATCH <prefix>*} on each master in turn ({@link Masters#all()}: one for
+     * a server or Sentinel, each of a cluster's), then the record script's {@code inspect} for the
+     * keys found, pipelined on the same connection. The cursor is the master's index and its SCAN
+     * cursor, {@code <index>:<cursor>}; a page makes at most {@value #SCANS_PER_PAGE} SCAN calls
+     * of {@code COUNT} max(100, limit), stops once it holds the limit (the last call's records
+     * all kept: a SCAN cursor cannot stop half-way, so a page may hold up to one call's records more),
+     * and stops at the end of a master (so a key a failover
+     * moves between masters may be seen twice, or, when a cluster's masters change while the pages
+     * are walked, missed on that walk).
+     */
+    @Override
+    public Page inProgress(String keyPrefix, String cursor, int limit) {
+        StoreInspection.checkLimit(limit);
+        int master = 0;
+        String scanCursor = "0";
+        if (!cursor.isEmpty()) {
+            int colon = cursor.indexOf(':');
+            try {
+                master = Integer.parseInt(cursor.substring(0, Math.max(0, colon)));
+                scanCursor = Long.toUnsignedString(Long.parseUnsignedLong(cursor.substring(colon + 1)));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("not a cursor of the Redis store: " + cursor);
+            }
+            if (master < 0) {
+                throw new IllegalArgumentException("not a cursor of the Redis store: " + cursor);
+            }
+        }
+        int startMaster = master;
+        String startCursor = scanCursor;
+        return execute(client -> page(keyPrefix, startMaster, startCursor, limit));
+    }
+
+    private Page page(String keyPrefix, int masterIndex, String scanCursor, int limit) {
+        Masters masters = connected().masters();
+        List<HostAndPort> all = masters.all();
+        if (masterIndex >= all.size()) {
+            return new Page(List.of(), "");
+        }
+        List<StoredRecord> found = new ArrayList<>();
+        String next = scanCursor;
+        try (Connection connection = masters.connection(all.get(masterIndex))) {
+            byte[] sha1 = (byte[]) connection.executeCommand(
+                    new CommandArguments(Protocol.Command.SCRIPT).add("LOAD").add(RECORD.source()));
+            ScanParams match = new ScanParams().match(globEscaped(keyPrefix) + "*").count(Math.max(100, limit));
+            for (int scans = 0; scans < SCANS_PER_PAGE && found.size() < limit; scans++) {
+                Pipeline pipeline = new Pipeline(connection);
+                Response<ScanResult<byte[]>> scanned = pipeline.scan(bytes(next), match);
+                pipeline.sync();
+                next = scanned.get().getCursor();
+                List<byte[]> keys = scanned.get().getResult().stream()
+                        .filter(key -> !new String(key, StandardCharsets.UTF_8).endsWith("#requests")).toList();
+                Pipeline inspections = new Pipeline(connection);
+                List<Response<Object>> replies = new ArrayList<>(keys.size());
+                for (byte[] key : keys) {
+                    replies.add(inspections.evalsha(sha1, List.of(key), List.of(INSPECT)));
+                }
+                inspections.sync();
+                for (int i = 0; i < keys.size(); i++) {
+                    Object reply;
+                    try {
+                        reply = replies.get(i).get();
+                    } catch (JedisDataException notARecord) { // moved away meanwhile, or a key of another kind
+                        continue;
+                    }
+                    stored(new String(keys.get(i), StandardCharsets.UTF_8), (List<?>) reply)
+                            .filter(record -> !record.completed())
+                            .ifPresent(found::add);
+                }
+                if ("0".equals(next)) {
+                    break;
+                }
+            }
+        }
+        String nextCursor = "0".equals(next) ? (masterIndex + 1 < all.size() ? (masterIndex + 1) + ":0" : "")
+                : masterIndex + ":" + next;
+        return new Page(found, nextCursor);
+    }
+
+    /** A record script's {@code inspect} reply as a record: state, fingerprint, token, response ({@code record.lua}). */
+    private static Optional<StoredRecord> stored(String recordKey, List<?> reply) {
+        if (reply.isEmpty()) {
+            return Optional.empty();
+        }
+        byte[] record = (byte[]) reply.get(0);
+        if (record.length < 3 || (record[0] != 'P' && record[0] != 'C')) {
+            return Optional.empty(); // not one of Idemkey's records (a request counter, another application's key)
+        }
+        int fingerprintLength = record[1] & 0xff;
+        int tokenAt = 2 + fingerprintLength;
+        if (record.length < tokenAt + 1 || record.length < tokenAt + 1 + (record[tokenAt] & 0xff)) {
+            return Optional.empty();
+        }
+        int tokenLength = record[tokenAt] & 0xff;
+        int responseAt = tokenAt + 1 + tokenLength;
+        boolean completed = record[0] == 'C';
+        return Optional.of(new StoredRecord(recordKey, completed, Arrays.copyOfRange(record, 2, tokenAt),
+                new String(record, tokenAt + 1, tokenLength, StandardCharsets.UTF_8),
+                Duration.ofMillis(Math.max(0, (Long) reply.get(1))),
+                completed ? Arrays.copyOfRange(record, responseAt, record.length) : new byte[0]));
+    }
+
+    /** {@code prefix} as a SCAN MATCH pattern that matches it literally. */
+    static String globEscaped(String prefix) {
+        StringBuilder out = new StringBuilder(prefix.length() + 4);
+        for (char c : prefix.toCharArray()) {
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                out.append('\\');
+            }
+            out.append(c);
+        }
+        return out.toString();
     }
 
     @Override

@@ -18,6 +18,8 @@
 --   complete token, response, TTL (ms)          -> 1 completed (now, or by this token before) | 0 lease lost
 --   release  token                              -> 1 the key is free (deleted, or already gone) | 0 not ours
 --   renew    token, lock TTL (ms)               -> 1 renewed | 0 lease lost
+--   inspect                                     -> {} no record | {record, pttl} (for operators)
+--   purge    force ('1' or '0')                 -> 1 deleted | 0 no record | -1 in progress, not forced
 
 local key = KEYS[1]
 local operation = ARGV[1]
@@ -106,6 +108,24 @@ if operation == 'renew' then
     return 0
   end
   redis.call('PEXPIRE', key, ARGV[3])
+  return 1
+end
+
+if operation == 'inspect' then
+  if not record then
+    return {}
+  end
+  return {record, redis.call('PTTL', key)}
+end
+
+if operation == 'purge' then
+  if not record then
+    return 0
+  end
+  if state == 'P' and ARGV[2] ~= '1' then
+    return -1
+  end
+  redis.call('DEL', key)
   return 1
 end
 

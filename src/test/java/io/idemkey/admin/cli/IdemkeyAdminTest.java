@@ -1,0 +1,279 @@
+package io.idemkey.admin.cli;
+
+import io.idemkey.core.OwnerTokens;
+import io.idemkey.core.RecordAdmin;
+import io.idemkey.core.RecordCodec;
+import io.idemkey.core.RecordIdentifiers;
+import io.idemkey.core.RecordKey;
+import io.idemkey.core.StoredResponse;
+import io.idemkey.spi.AcquireResult;
+import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.store.jdbc.JdbcIdempotencyStore;
+import io.idemkey.store.redis.RedisIdempotencyStore;
+import io.idemkey.store.redis.RedisStoreOptions;
+import io.idemkey.testing.MariaDbServer;
+import io.idemkey.testing.PostgresServer;
+import io.idemkey.testing.RedisCluster;
+import io.idemkey.testing.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The command line tool against real stores: Redis, a Redis Cluster, PostgreSQL and MariaDB (each
+ * started once, privately), with records written as the engine writes them (its owner tokens, its
+ * record keys, its codec), and its answers to bad arguments.
+ */
+class IdemkeyAdminTest {
+
+    private static final Duration LOCK = Duration.ofMinutes(5);
+    private static final byte[] FINGERPRINT = new byte[16];
+    /** Held strongly: the JDK keeps loggers weakly. */
+    private static final Logger AUDIT = Logger.getLogger(RecordAdmin.AUDIT_LOGGER);
+
+    private static RedisServer redis;
+    private static RedisCluster cluster;
+    private static PostgresServer postgres;
+    private static MariaDbServer mariadb;
+
+    private final List<String> audit = new CopyOnWriteArrayList<>();
+    private final Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+            audit.add(record.getMessage());
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+    private final String prefix = "cli-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+
+    @BeforeEach
+    void captureAudit() {
+        AUDIT.addHandler(capture);
+        AUDIT.setUseParentHandlers(false);
+    }
+
+    @AfterEach
+    void restore() {
+        AUDIT.removeHandler(capture);
+        AUDIT.setUseParentHandlers(true);
+    }
+
+    @AfterAll
+    static void stopServers() {
+        for (AutoCloseable server : new AutoCloseable[] {redis, cluster, postgres, mariadb}) {
+            if (server != null) {
+                try {
+                    server.close();
+                } catch (Exception e) {
+                    // stopping anyway
+                }
+            }
+        }
+    }
+
+    private record Result(int status, String out, String err) {
+    }
+
+    private Result run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = IdemkeyAdmin.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of("USER", "tester"));
+        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private String[] args(List<String> store, String... rest) {
+        List<String> all = new ArrayList<>(store);
+        all.add("--key-prefix");
+        all.add(prefix);
+        all.addAll(List.of(rest));
+        return all.toArray(String[]::new);
+    }
+
+    @Test
+    void onRedis() {
+        if (redis == null) {
+            redis = RedisServer.start();
+        }
+        try (IdempotencyStore store = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(redis.url(), null, null))) {
+            operatorsWorkflow(store, List.of("--store", redis.url()));
+        }
+    }
+
+    @Test
+    void onARedisClusterEveryMasterIsWalked() {
+        if (cluster == null) {
+            cluster = RedisCluster.start(3);
+        }
+        RedisStoreOptions options = RedisStoreOptions.fromUrl("redis://ignored", null, null).cluster(cluster.seeds());
+        String seed = cluster.seeds().get(0).getHost() + ":" + cluster.seeds().get(0).getPort();
+        try (IdempotencyStore store = RedisIdempotencyStore.open(options)) {
+            operatorsWorkflow(store, List.of("--store", "redis://" + seed, "--cluster"));
+        }
+    }
+
+    @Test
+    void onPostgres() {
+        if (postgres == null) {
+            postgres = PostgresServer.start();
+        }
+        JdbcIdempotencyStore store = new JdbcIdempotencyStore(postgres.dataSource(), "idempotency_keys", 5);
+        store.createTable();
+        operatorsWorkflow(store, List.of("--store", postgres.jdbcUrl(), "--user", "postgres", "--password", "x"));
+    }
+
+    @Test
+    void onMariaDb() {
+        if (mariadb == null) {
+            mariadb = MariaDbServer.start();
+        }
+        JdbcIdempotencyStore store = new JdbcIdempotencyStore(mariadb.dataSource(), "idempotency_keys", 5);
+        store.createTable();
+        operatorsWorkflow(store, List.of("--store", mariadb.jdbcUrl(), "--user", MariaDbServer.USER,
+                "--password", MariaDbServer.PASSWORD));
+    }
+
+    /**
+     * Records as the engine leaves them: twelve keys stuck for ten minutes (enough for several pages
+     * on every store), one young, one completed; then look-up, the stuck list page by page, a purge
+     * refused without force and done with it, each in the audit line.
+     */
+    private void operatorsWorkflow(IdempotencyStore store, List<String> storeArgs) {
+        Instant tenMinutesAgo = Instant.now().minus(Duration.ofMinutes(10));
+        for (int i = 0; i < 12; i++) {
+            acquire(store, RecordKey.of(prefix, "alice", "stuck-" + i), OwnerTokens.newToken(tenMinutesAgo));
+        }
+        acquire(store, RecordKey.of(prefix, "alice", "young"), OwnerTokens.newToken(Instant.now()));
+        String done = RecordKey.of(prefix, "alice", "done");
+        String token = OwnerTokens.newToken(Instant.now());
+        acquire(store, done, token);
+        assertTrue(store.complete(done, token, RecordCodec.PLAIN.encode(done, new StoredResponse(201, List.of(),
+                "{\"id\":7}".getBytes(StandardCharsets.UTF_8))), Duration.ofHours(24)));
+
+        Result lookUp = run(args(storeArgs, "look-up", "--caller", "alice", "--key", "done", "--body"));
+        assertEquals(0, lookUp.status(), lookUp.err());
+        assertTrue(lookUp.out().startsWith(done + " completed status=201 "), lookUp.out());
+        assertTrue(lookUp.out().contains("{\"id\":7}"), lookUp.out());
+        Result running = run(args(storeArgs, "look-up", "--caller", "alice", "--key", "stuck-3"));
+        assertTrue(running.out().contains(" in-progress owner-age=PT10M"), running.out());
+        assertEquals(1, run(args(storeArgs, "look-up", "--caller", "bob", "--key", "done")).status(), "another caller's key");
+
+        List<String> stuck = new ArrayList<>();
+        String cursor = "";
+        int pages = 0;
+        do {
+            List<String> page = new ArrayList<>(List.of("stuck", "--older-than", "PT5M", "--limit", "5"));
+            if (!cursor.isEmpty()) {
+                page.addAll(List.of("--cursor", cursor));
+            }
+            Result result = run(args(storeArgs, page.toArray(String[]::new)));
+            assertEquals(0, result.status(), result.err());
+            List<String> lines = result.out().lines().toList();
+            stuck.addAll(lines.subList(0, lines.size() - 1));
+            String last = lines.get(lines.size() - 1);
+            cursor = last.equals("(last page)") ? "" : last.substring("next page: --cursor '".length(), last.length() - 1);
+            assertTrue(++pages < 50);
+        } while (!cursor.isEmpty());
+        List<String> keys = stuck.stream().map(line -> line.substring(0, line.indexOf(' '))).sorted().toList();
+        assertEquals(java.util.stream.IntStream.range(0, 12).mapToObj(i -> RecordKey.of(prefix, "alice", "stuck-" + i))
+                .sorted().toList(), keys, "the twelve stuck keys, neither the young one nor the completed one");
+
+        Result refused = run(args(storeArgs, "purge", "--caller", "alice", "--key", "stuck-0", "--reason", "INC-1"));
+        assertEquals(1, refused.status(), refused.out());
+        assertTrue(refused.out().startsWith("refused: "), refused.out());
+        Result forced = run(args(storeArgs, "purge", "--caller", "alice", "--key", "stuck-0", "--reason", "INC-1",
+                "--force", "--as", "carol"));
+        assertEquals(0, forced.status(), forced.err());
+        assertEquals(1, run(args(storeArgs, "look-up", "--caller", "alice", "--key", "stuck-0")).status());
+        assertEquals(0, run(args(storeArgs, "purge", "--caller", "alice", "--key", "done", "--reason", "INC-2")).status());
+        String stuck0 = RecordKey.of(prefix, "alice", "stuck-0");
+        assertEquals(List.of(
+                "idempotency-admin purge by=\"tester (IdemkeyAdmin)\" record=\"" + stuck0 + "\" force=false outcome=IN_PROGRESS reason=\"INC-1\"",
+                "idempotency-admin purge by=\"carol (IdemkeyAdmin)\" record=\"" + stuck0 + "\" force=true outcome=PURGED reason=\"INC-1\"",
+                "idempotency-admin purge by=\"tester (IdemkeyAdmin)\" record=\"" + done + "\" force=false outcome=PURGED reason=\"INC-2\""),
+                audit);
+    }
+
+    private static void acquire(IdempotencyStore store, String recordKey, String token) {
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(recordKey, FINGERPRINT, token, LOCK));
+    }
+
+    @Test
+    void withHashedIdentifiersTheLookUpDerivesTheKeyFromTheIdentifierKey() {
+        if (redis == null) {
+            redis = RedisServer.start();
+        }
+        byte[] identifierKey = new byte[32];
+        new SecureRandom().nextBytes(identifierKey);
+        String hashed = RecordIdentifiers.hashed(prefix, identifierKey, false).storeKey(RecordKey.of(prefix, "alice", "k"));
+        try (IdempotencyStore store = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(redis.url(), null, null))) {
+            acquire(store, hashed, OwnerTokens.newToken(Instant.now().minus(Duration.ofHours(1))));
+        }
+        String base64 = Base64.getEncoder().encodeToString(identifierKey);
+        Result found = run(args(List.of("--store", redis.url()), "--identifier-key", base64, "look-up", "--caller", "alice", "--key", "k"));
+        assertEquals(0, found.status(), found.err());
+        assertTrue(found.out().startsWith(hashed + " in-progress"), found.out());
+        assertEquals(1, run(args(List.of("--store", redis.url()), "look-up", "--caller", "alice", "--key", "k")).status(),
+                "without the identifier key, the plain key holds nothing");
+        Result stuck = run(args(List.of("--store", redis.url()), "stuck", "--older-than", "PT30M"));
+        assertTrue(stuck.out().startsWith(prefix + "h:") && !stuck.out().contains("alice"), stuck.out());
+    }
+
+    @Test
+    void badArgumentsAreRefusedWithTheReasonTheUsageAndStatus2() {
+        assertUsage("no command", "--store", "redis://127.0.0.1:1");
+        assertUsage("--store is required", "stuck", "--older-than", "60");
+        assertUsage("--reason is required", "--store", "redis://127.0.0.1:1", "purge", "--caller", "a", "--key", "k");
+        assertUsage("either --caller", "--store", "redis://127.0.0.1:1", "look-up", "--caller", "a", "--scope", "s", "--key", "k");
+        assertUsage("--older-than must be", "--store", "redis://127.0.0.1:1", "stuck", "--older-than", "soon");
+        assertUsage("--limit must be a number from 1 to 1000", "--store", "redis://127.0.0.1:1", "stuck", "--older-than", "60", "--limit", "0");
+        assertUsage("--force is not an option of look-up", "--store", "redis://127.0.0.1:1", "look-up", "--caller", "a", "--key", "k", "--force");
+        assertUsage("must start with redis://", "--store", "mysql://u:secret@db/x", "stuck", "--older-than", "60");
+        assertUsage("idempotency.encryption.identifier-key", "--store", "redis://127.0.0.1:1", "--identifier-key", "short",
+                "stuck", "--older-than", "60");
+        Result unreachable = run("--store", "redis://127.0.0.1:1", "stuck", "--older-than", "60");
+        assertEquals(3, unreachable.status(), unreachable.err());
+        assertTrue(unreachable.err().contains("cannot be reached"), unreachable.err());
+    }
+
+    private void assertUsage(String expected, String... args) {
+        Result result = run(args);
+        assertEquals(2, result.status(), String.join(" ", args) + ": " + result.err());
+        assertTrue(result.err().contains(expected), result.err());
+        assertTrue(result.err().contains("usage: IdemkeyAdmin"), result.err());
+        assertTrue(!result.err().contains("secret"), "no password in messages: " + result.err());
+    }
+
+    static String joined(List<String> lines) {
+        return lines.stream().collect(Collectors.joining("\n"));
+    }
+}
