@@ -7,13 +7,17 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -49,6 +53,8 @@ abstract class JdbcStoreTests {
         Map<String, String> rateLimited = new HashMap<>(JDBC);
         rateLimited.put("idempotency.rate-limit.per-key", "5/30s");
         rateLimited.put("idempotency.jdbc.table", "rate_limited_keys"); // its own: the other's cleanup counts alone
+        rateLimited.put("idempotency.admin.enabled", "true"); // and the admin API (AdminApiIT: on Redis)
+        rateLimited.put("idempotency.admin.role", "idempotency-ops");
         Path limitedWar = Deployments.export(directory, Deployments.guardedApp("jdbc-rate-limit", rateLimited));
         server = ServerProcess.startForTestsWithDatabase(ServerProcess.Kind.ofThisRun(), List.of(war, limitedWar),
                 ServerProcess.freePort(), database);
@@ -182,6 +188,46 @@ abstract class JdbcStoreTests {
         }
         assertEquals(429, limited.post("guarded/server-error", failing).statusCode(), "the storm is limited");
         assertEquals(5, limited.executions(failing));
+    }
+
+    /**
+     * The admin API on the JDBC store (issue 29; AdminApiIT proves it on Redis): a completed key's
+     * row looked up and purged with an audit line, after which the key runs again; a key in progress
+     * listed as stuck by the indexed query, its purge refused without force and done with it.
+     */
+    @Test
+    void theAdminApiLooksUpListsAndPurgesRowsWithAnAuditLine() throws Exception {
+        Http admin = new Http(server.uri("jdbc-rate-limit"));
+        String key = Http.newKey();
+        assertEquals(201, admin.postJson("guarded/echo", key, "{}").statusCode());
+        HttpResponse<String> found = admin(admin, "GET", "keys?caller=&key=" + key);
+        assertEquals(200, found.statusCode(), found.body());
+        assertTrue(found.body().contains("\"state\":\"completed\"") && found.body().contains("\"status\":201"), found.body());
+        assertEquals(403, admin.send(admin.request("idempotency-admin/keys?caller=&key=" + key, "alice")
+                .method("DELETE", HttpRequest.BodyPublishers.noBody()).build()).statusCode(), "outside the role");
+        HttpResponse<String> purged = admin(admin, "DELETE", "keys?caller=&key=" + key + "&reason="
+                + URLEncoder.encode("ticket 7", StandardCharsets.UTF_8).replace("+", "%20"));
+        assertEquals(200, purged.statusCode(), purged.body());
+        assertEquals(0, database.queryLong("SELECT count(*) FROM rate_limited_keys WHERE record_key = ?",
+                RecordKey.of("idempotency:", "", key)), "the row is gone");
+        assertTrue(admin.get("audit-log").body().contains("by=\"ops\" record=\"idempotency::" + key
+                + "\" force=false outcome=PURGED reason=\"ticket 7\""), admin.get("audit-log").body());
+        assertEquals(201, admin.postJson("guarded/echo", key, "{\"other\":1}").statusCode(), "purged: runs again");
+
+        String stuck = Http.newKey();
+        CompletableFuture<HttpResponse<String>> running = CompletableFuture.supplyAsync(() ->
+                admin.post("guarded/slow?millis=6000", stuck));
+        admin.awaitExecution(stuck);
+        await().atMost(Duration.ofSeconds(10)).until(() -> admin(admin, "GET", "stuck?older-than=1&limit=100")
+                .body().contains("\"storeKey\":\"idempotency::" + stuck + "\""));
+        assertEquals(409, admin(admin, "DELETE", "keys?caller=&key=" + stuck + "&reason=stuck").statusCode());
+        assertEquals(200, admin(admin, "DELETE", "keys?caller=&key=" + stuck + "&reason=stuck&force=true").statusCode());
+        running.get();
+    }
+
+    private static HttpResponse<String> admin(Http http, String method, String operation) {
+        return http.send(http.request("idempotency-admin/" + operation, "ops")
+                .method(method, HttpRequest.BodyPublishers.noBody()).build());
     }
 
     /** One row for the key, completed, expiring after ttlHours (24). */
