@@ -199,7 +199,7 @@ public class IdempotencyAdminFilter implements ContainerRequestFilter {
         if (value == null || value.equals("false")) {
             return false;
         }
-        if (value.equals("true") || value.isEmpty()) {
+        if (value.equals("true")) {
             return true;
         }
         throw new IllegalArgumentException("The query parameter '" + name + "' is true or false, not '" + value + "'.");
@@ -235,8 +235,12 @@ public class IdempotencyAdminFilter implements ContainerRequestFilter {
     private AdminSettings settings() {
         AdminSettings known = settings;
         if (known == null) {
-            known = CDI.current().getBeanManager().getExtension(IdempotencyExtension.class).admin()
-                    .orElse(AdminSettings.DISABLED);
+            try {
+                known = CDI.current().getBeanManager().getExtension(IdempotencyExtension.class).admin()
+                        .orElse(AdminSettings.DISABLED);
+            } catch (RuntimeException noExtension) { // not this application's CDI container (a shared library): off
+                known = AdminSettings.DISABLED;
+            }
             settings = known;
         }
         return known;

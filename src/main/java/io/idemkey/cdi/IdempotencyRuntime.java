@@ -170,10 +170,6 @@ public class IdempotencyRuntime {
     }
 
     /**
-     * The bean of an optional platform part, or empty (logged once, at INFO) where the server lacks
-     * it or does not let the application see its API (the bean then fails as it is created).
-     */
-    /**
      * Every exporter the server can serve (MicroProfile Metrics, a Micrometer registry), one if it
      * is one; where none is, one line says why.
      */
@@ -182,7 +178,7 @@ public class IdempotencyRuntime {
         List<String> notUsable = new ArrayList<>();
         for (Instance.Handle<IdempotencyMetrics.Exporter> handle : beans.handles()) {
             try {
-                usable.add(handle.get());
+                usable.add(IdempotencyMetrics.Exporter.guarded(handle.get()));
             } catch (RuntimeException | LinkageError e) {
                 notUsable.add(e.toString());
             }
@@ -216,6 +212,10 @@ public class IdempotencyRuntime {
         };
     }
 
+    /**
+     * The bean of an optional platform part, or empty (logged once, at INFO) where the server lacks
+     * it or does not let the application see its API (the bean then fails as it is created).
+     */
     private static <T> Optional<T> optional(Instance<T> beans, String part, String consequence) {
         for (Instance.Handle<T> handle : beans.handles()) {
             try {

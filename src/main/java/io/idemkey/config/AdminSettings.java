@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
  * application's JAX-RS application path). Read and validated once, at deployment.
  *
  * @param enabled    whether the admin API answers at all
- * @param role       the role a caller must be in (required when enabled)
+ * @param role       the role a caller must be in ({@value #DEFAULT_ROLE} unless configured)
  * @param path       the path segment it answers under
  * @param showBodies whether a look-up may show a completed record's body when asked ({@code body=true})
  */
@@ -18,6 +18,8 @@ public record AdminSettings(boolean enabled, String role, String path, boolean s
     public static final String ROLE = "idempotency.admin.role";
     public static final String PATH = "idempotency.admin.path";
     public static final String SHOW_BODIES = "idempotency.admin.show-bodies";
+    /** The role when {@value #ROLE} is not set (SPEC: Operators). */
+    public static final String DEFAULT_ROLE = "idempotency-admin";
 
     /** Off: the default. */
     public static final AdminSettings DISABLED = new AdminSettings(false, "", "idempotency-admin", false);
@@ -40,8 +42,11 @@ public record AdminSettings(boolean enabled, String role, String path, boolean s
         if (!enabled) {
             return new AdminSettings(false, "", path, showBodies);
         }
-        String role = config.get(ROLE).map(String::trim).orElseThrow(() -> new ConfigurationException(ROLE,
-                "is required when " + ENABLED + "=true: the role whose members may use the admin API"));
+        String role = config.get(ROLE).map(String::trim).orElse(DEFAULT_ROLE);
+        if (role.isEmpty()) {
+            throw new ConfigurationException(ROLE, "is empty: name the role whose members may use the admin API"
+                    + " (default " + DEFAULT_ROLE + ")");
+        }
         return new AdminSettings(true, role, path, showBodies);
     }
 }

@@ -292,6 +292,9 @@ public final class Fingerprint {
      * member's start is its name's length and UTF-8 bytes) and compared there in String order.
      */
     private static final class Members {
+
+        /** Up to this many members, an insertion sort (cheapest for few); beyond, a merge sort. */
+        private static final int INSERTION_SORT_MAX = 16;
         /** Where the names are read in byte mode; null when they are given as Strings. */
         private final Bytes encoded;
         private String[] names = new String[8];
@@ -353,9 +356,26 @@ public final class Fingerprint {
             return nameLengths[a] - nameLengths[b];
         }
 
-        /** The members' indexes in name order, in the first {@code count} places (an insertion sort: objects have few members); a repeated name fails. */
+        /**
+         * The members' indexes in name order, in the first {@code count} places; a repeated name
+         * fails. An insertion sort for the few members most objects have, a merge sort beyond: a body
+         * of one object with its members in reverse order must not cost the square of their number
+         * (80,000 members: 36 s of CPU with the insertion sort alone).
+         */
         int[] sortedOrder() {
             int[] sorted = count <= order.length ? order : new int[count];
+            if (count > INSERTION_SORT_MAX) {
+                for (int i = 0; i < count; i++) {
+                    sorted[i] = i;
+                }
+                mergeSort(sorted, count);
+                for (int i = 1; i < count; i++) {
+                    if (compare(sorted[i - 1], sorted[i]) == 0) {
+                        throw new NotCanonicalizable(); // a repeated member, apart
+                    }
+                }
+                return sorted;
+            }
             for (int i = 0; i < count; i++) {
                 int member = i;
                 int j = i - 1;
@@ -369,6 +389,36 @@ public final class Fingerprint {
                 sorted[j + 1] = member;
             }
             return sorted;
+        }
+
+        /** Sorts the first {@code n} indexes of {@code indexes} by name: a bottom-up merge sort, n log n comparisons. */
+        private void mergeSort(int[] indexes, int n) {
+            int[] from = indexes;
+            int[] to = new int[n];
+            for (int width = 1; width < n; width *= 2) {
+                for (int low = 0; low < n; low += 2 * width) {
+                    int middle = Math.min(low + width, n);
+                    int high = Math.min(low + 2 * width, n);
+                    int i = low;
+                    int j = middle;
+                    int k = low;
+                    while (i < middle && j < high) {
+                        to[k++] = compare(from[i], from[j]) <= 0 ? from[i++] : from[j++];
+                    }
+                    while (i < middle) {
+                        to[k++] = from[i++];
+                    }
+                    while (j < high) {
+                        to[k++] = from[j++];
+                    }
+                }
+                int[] swap = from;
+                from = to;
+                to = swap;
+            }
+            if (from != indexes) {
+                System.arraycopy(from, 0, indexes, 0, n);
+            }
         }
     }
 

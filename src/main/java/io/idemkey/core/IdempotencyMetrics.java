@@ -69,6 +69,15 @@ public final class IdempotencyMetrics {
         /** Hands over the figure of executions holding a lease right now (a gauge). */
         void inFlight(LongSupplier executionsHoldingALease);
 
+        /**
+         * {@code exporter}, made harmless: the first failure of any of its calls (a registry that
+         * refuses a meter, a linkage error) is logged once and turns it off, so that no request or
+         * store call ever fails for its metrics.
+         */
+        static Exporter guarded(Exporter exporter) {
+            return new GuardedExporter(Objects.requireNonNull(exporter, "exporter"));
+        }
+
         /** Exports nothing. */
         Exporter NONE = new Exporter() {
             @Override
@@ -123,5 +132,56 @@ public final class IdempotencyMetrics {
         Map<String, Long> snapshot = new LinkedHashMap<>();
         counters.forEach((event, adder) -> snapshot.put(event.metricName(), adder.sum()));
         return snapshot;
+    }
+
+    /** An exporter that a failure turns off ({@link Exporter#guarded}). */
+    private static final class GuardedExporter implements Exporter {
+
+        private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(IdempotencyMetrics.class.getName());
+
+        private final Exporter exporter;
+        private volatile boolean off;
+
+        GuardedExporter(Exporter exporter) {
+            this.exporter = exporter;
+        }
+
+        @Override
+        public void count(Event event, String endpoint) {
+            guarded(() -> exporter.count(event, endpoint));
+        }
+
+        @Override
+        public void count(Event event, String endpoint, long times) {
+            guarded(() -> exporter.count(event, endpoint, times));
+        }
+
+        @Override
+        public void storeCall(String operation, Duration took) {
+            guarded(() -> exporter.storeCall(operation, took));
+        }
+
+        @Override
+        public void inFlight(java.util.function.LongSupplier executionsHoldingALease) {
+            guarded(() -> exporter.inFlight(executionsHoldingALease));
+        }
+
+        private void guarded(Runnable call) {
+            if (off) {
+                return;
+            }
+            try {
+                call.run();
+            } catch (RuntimeException | LinkageError failed) {
+                synchronized (this) {
+                    if (!off) {
+                        off = true;
+                        LOG.log(java.util.logging.Level.WARNING, failed, () -> "Idemkey: the metrics exporter "
+                                + exporter.getClass().getName() + " failed; its metrics are off from now on"
+                                + " (requests are not affected)");
+                    }
+                }
+            }
+        }
     }
 }

@@ -97,13 +97,22 @@ public final class RecordAdmin {
      */
     public StoreInspection.Purge purge(String storeKey, boolean force, String who, String reason) {
         checkReason(reason);
-        StoreInspection.Purge outcome = store.purge(storeKey, force);
-        if (outcome == StoreInspection.Purge.PURGED) {
-            purged.accept(storeKey);
+        String outcome = "FAILED"; // the store's answer did not come back: the record may be gone all the same
+        try {
+            StoreInspection.Purge answer = store.purge(storeKey, force);
+            outcome = answer.name();
+            if (answer == StoreInspection.Purge.PURGED) {
+                purged.accept(storeKey);
+            }
+            return answer;
+        } catch (RuntimeException failed) {
+            outcome = "FAILED(" + failed.getClass().getSimpleName() + ")";
+            throw failed;
+        } finally {
+            String written = outcome;
+            AUDIT.info(() -> "idempotency-admin purge by=" + quoted(who) + " record=" + quoted(storeKey) + " force=" + force
+                    + " outcome=" + written + " reason=" + quoted(reason));
         }
-        AUDIT.info(() -> "idempotency-admin purge by=" + quoted(who) + " record=" + quoted(storeKey) + " force=" + force
-                + " outcome=" + outcome + " reason=" + quoted(reason));
-        return outcome;
     }
 
     /** The reason a purge needs, checked: present, one line, bounded. */

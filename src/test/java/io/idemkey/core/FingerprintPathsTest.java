@@ -37,6 +37,47 @@ class FingerprintPathsTest {
                 + ", byte tokenizer " + BYTES.canonicalJson(body, EXCLUDED));
     }
 
+    /** An object of {@code members} members named m0..m(n-1), in the order {@code order} gives, and one more when {@code repeat}. */
+    private static byte[] bigObject(int members, java.util.function.IntUnaryOperator order, boolean repeat) {
+        StringBuilder json = new StringBuilder("{");
+        for (int i = 0; i < members; i++) {
+            int name = order.applyAsInt(i);
+            json.append(i == 0 ? "" : ",").append("\"m").append(name).append("\":").append(name);
+        }
+        if (repeat) {
+            json.append(",\"m").append(members / 3).append("\":0");
+        }
+        return utf8(json.append('}').toString());
+    }
+
+    /**
+     * Objects with many members are sorted by a merge sort (an insertion sort below 17): in any order
+     * they give the canonical form of the sorted object, both ways, and a repeated name among them is
+     * still found. The 80,000 members in reverse order took 36 s of CPU with the insertion sort alone (a
+     * body a client can send under the default 1 MiB limit); the time limit here is 20 s, a guard
+     * against a square-cost sort coming back, not a performance target.
+     */
+    @Test
+    void objectsWithManyMembersInAnyOrderAreSortedInNLogNAndRepeatsAreStillFound() {
+        int n = 80_000;
+        byte[] inOrder = bigObject(n, i -> i, false);
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> {
+            byte[] reversed = bigObject(n, i -> n - 1 - i, false);
+            byte[] shuffled = bigObject(n, i -> (int) ((i * 48_271L) % n), false); // 48271 is prime to 80000: a permutation
+            String expected = BYTES.canonicalJson(inOrder, Set.of());
+            assertEquals(expected, BYTES.canonicalJson(reversed, Set.of()));
+            assertEquals(expected, BYTES.canonicalJson(shuffled, Set.of()));
+            assertSamePaths(reversed);
+            assertSamePaths(shuffled);
+        });
+        for (int members : new int[] {16, 17, 18, 33, 1000}) {
+            assertSamePaths(bigObject(members, i -> members - 1 - i, false));
+            byte[] repeated = bigObject(members, i -> members - 1 - i, true);
+            assertSamePaths(repeated);
+            assertNull(BYTES.canonicalJson(repeated, Set.of()), "a repeated member among " + members + ": not canonical");
+        }
+    }
+
     private static String shown(byte[] body) {
         String text = new String(body, StandardCharsets.UTF_8);
         return text.length() > 200 ? text.substring(0, 200) + "... (" + body.length + " bytes)" : text;

@@ -193,6 +193,36 @@ class RecordAdminTest {
                 audit.stream().map(LogRecord::getMessage).toList());
     }
 
+    /** A purge whose answer is lost (the store applied it, the reply timed out) is audited all the same, as failed. */
+    @Test
+    void aPurgeWhoseAnswerIsLostStillWritesItsAuditLine() {
+        IdempotencyEngine engine = engine(RecordIdentifiers.PLAIN, RecordCodec.PLAIN);
+        String storeKey = RecordKey.of(PREFIX, "alice", "k-lost");
+        proceed(engine, storeKey, "k-lost");
+        StoreInspection replyLost = new StoreInspection() {
+            @Override
+            public java.util.Optional<StoredRecord> inspect(String recordKey) {
+                return store.inspect(recordKey);
+            }
+
+            @Override
+            public Purge purge(String recordKey, boolean force) {
+                store.purge(recordKey, force); // applied, then the answer is lost
+                throw new io.idemkey.spi.StoreUnavailableException("read timed out", new java.net.SocketTimeoutException());
+            }
+
+            @Override
+            public Page inProgress(String keyPrefix, String cursor, int limit) {
+                return store.inProgress(keyPrefix, cursor, limit);
+            }
+        };
+        RecordAdmin admin = new RecordAdmin(replyLost, PREFIX, RecordIdentifiers.PLAIN, RecordCodec.PLAIN, TTL, clock, key -> { });
+        assertThrows(io.idemkey.spi.StoreUnavailableException.class, () -> admin.purge(storeKey, true, "ops", "INC-9"));
+        assertEquals(List.of("idempotency-admin purge by=\"ops\" record=\"idempotency:alice:k-lost\" force=true"
+                        + " outcome=FAILED(StoreUnavailableException) reason=\"INC-9\""),
+                audit.stream().map(LogRecord::getMessage).toList());
+    }
+
     @Test
     void aPurgedKeyIsForgottenByThisInstancesReplayCacheSoItRunsAgain() {
         IdempotencyEngine engine = IdempotencyEngine.builder(store, scheduler).clock(clock).replayCacheBytes(1 << 20).build();

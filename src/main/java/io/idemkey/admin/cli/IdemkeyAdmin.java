@@ -43,7 +43,8 @@ import java.util.logging.Logger;
  * {@code IDEMKEY_STORE_PASSWORD}), {@code --cluster} (the Redis URL names one node of a cluster),
  * {@code --table} (JDBC), {@code --key-prefix}, {@code --identifier-key} and {@code --encryption-keys}
  * (the application's {@code idempotency.encryption.*} values, where it sets them). Exit status: 0
- * done, 1 the key is absent or in progress (purge refused), 2 bad arguments, 3 the store unreachable.
+ * done, 1 the key is absent or in progress (purge refused), 2 bad arguments, 3 the store unreachable,
+ * 4 any other failure (refused credentials, a missing driver, ...). Passwords are never printed.
  */
 public final class IdemkeyAdmin {
 
@@ -51,6 +52,11 @@ public final class IdemkeyAdmin {
     static final int NOT_DONE = 1;
     static final int USAGE = 2;
     static final int UNAVAILABLE = 3;
+    static final int FAILED = 4;
+
+    /** A password in a URL or a driver's message: {@code user:password@}, {@code password=...}. */
+    private static final java.util.regex.Pattern PASSWORDS = java.util.regex.Pattern.compile(
+            "(?i)(://[^/@:\\s]*:)[^/@\\s]*@|(password=)[^&;\\s)]*");
 
     static final String USAGE_TEXT = """
             usage: IdemkeyAdmin --store URL [options] look-up (--caller C | --scope S) --key K [--body]
@@ -123,12 +129,15 @@ public final class IdemkeyAdmin {
                 return execute(command, admin, options, out, environment);
             }
         } catch (IllegalArgumentException | ConfigurationException e) {
-            err.println("error: " + e.getMessage());
+            err.println("error: " + withoutPasswords(e.getMessage()));
             err.println(USAGE_TEXT);
             return USAGE;
         } catch (StoreUnavailableException e) {
-            err.println("error: the store cannot be reached: " + e.getMessage());
+            err.println("error: the store cannot be reached: " + withoutPasswords(e.getMessage()));
             return UNAVAILABLE;
+        } catch (RuntimeException e) { // refused credentials, a missing driver, a store's own error: not "absent"
+            err.println("error: " + e.getClass().getSimpleName() + ": " + withoutPasswords(String.valueOf(e.getMessage())));
+            return FAILED;
         }
     }
 
@@ -306,5 +315,12 @@ public final class IdemkeyAdmin {
         public String toString() {
             return "DriverManager[" + url.replaceFirst("//[^@/]*@", "//***@") + "]";
         }
+    }
+
+    /** {@code text} with every password in it (a URL's {@code user:password@}, {@code password=...}) replaced by ***. */
+    static String withoutPasswords(String text) {
+        return text == null ? null : PASSWORDS.matcher(text).replaceAll(m -> m.group(1) != null
+                ? java.util.regex.Matcher.quoteReplacement(m.group(1) + "***@")
+                : java.util.regex.Matcher.quoteReplacement(m.group(2) + "***"));
     }
 }

@@ -38,6 +38,7 @@ import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -263,6 +264,21 @@ class IdemkeyAdminTest {
         Result unreachable = run("--store", "redis://127.0.0.1:1", "stuck", "--older-than", "60");
         assertEquals(3, unreachable.status(), unreachable.err());
         assertTrue(unreachable.err().contains("cannot be reached"), unreachable.err());
+    }
+
+    @Test
+    void refusedCredentialsAreAFailureOfTheirOwnWithStatus4AndNoPasswordIsEverPrinted() {
+        if (redis == null) {
+            redis = RedisServer.start();
+        }
+        Result refused = run("--store", "redis://nobody:wrongpw@127.0.0.1:" + redis.port(), "look-up", "--caller", "a", "--key", "k");
+        assertEquals(4, refused.status(), "not 1 (absent): " + refused.err());
+        assertTrue(refused.err().startsWith("error: ") && refused.err().lines().count() == 1, refused.err());
+        assertFalse(refused.err().contains("wrongpw"), refused.err());
+        assertEquals("No suitable driver found for jdbc:postgresql://h:1/orders?user=ops&password=***",
+                IdemkeyAdmin.withoutPasswords("No suitable driver found for jdbc:postgresql://h:1/orders?user=ops&password=s3cretPW"));
+        assertEquals("redis://ops:***@h:6379 and jdbc:mariadb://h/db;password=***;x=1",
+                IdemkeyAdmin.withoutPasswords("redis://ops:pw@h:6379 and jdbc:mariadb://h/db;password=pw;x=1"));
     }
 
     private void assertUsage(String expected, String... args) {
