@@ -239,6 +239,8 @@ public class IdempotencyAdminFilter implements ContainerRequestFilter {
                 known = CDI.current().getBeanManager().getExtension(IdempotencyExtension.class).admin()
                         .orElse(AdminSettings.DISABLED);
             } catch (RuntimeException noExtension) { // not this application's CDI container (a shared library): off
+                java.util.logging.Logger.getLogger(IdempotencyAdminFilter.class.getName()).log(java.util.logging.Level.WARNING,
+                        "Idemkey's admin API is off here: its settings cannot be read from CDI", noExtension);
                 known = AdminSettings.DISABLED;
             }
             settings = known;

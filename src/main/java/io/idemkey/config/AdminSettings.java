@@ -42,11 +42,7 @@ public record AdminSettings(boolean enabled, String role, String path, boolean s
         if (!enabled) {
             return new AdminSettings(false, "", path, showBodies);
         }
-        String role = config.get(ROLE).map(String::trim).orElse(DEFAULT_ROLE);
-        if (role.isEmpty()) {
-            throw new ConfigurationException(ROLE, "is empty: name the role whose members may use the admin API"
-                    + " (default " + DEFAULT_ROLE + ")");
-        }
+        String role = config.get(ROLE).map(String::trim).orElse(DEFAULT_ROLE); // blank values count as unset
         return new AdminSettings(true, role, path, showBodies);
     }
 }

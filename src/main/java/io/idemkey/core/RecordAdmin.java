@@ -98,15 +98,18 @@ public final class RecordAdmin {
     public StoreInspection.Purge purge(String storeKey, boolean force, String who, String reason) {
         checkReason(reason);
         String outcome = "FAILED"; // the store's answer did not come back: the record may be gone all the same
+        boolean answered = false;
         try {
             StoreInspection.Purge answer = store.purge(storeKey, force);
             outcome = answer.name();
+            answered = true;
             if (answer == StoreInspection.Purge.PURGED) {
                 purged.accept(storeKey);
             }
             return answer;
         } catch (RuntimeException failed) {
-            outcome = "FAILED(" + failed.getClass().getSimpleName() + ")";
+            outcome = answered ? outcome + " (then: " + failed.getClass().getSimpleName() + ")"
+                    : "FAILED(" + failed.getClass().getSimpleName() + ")";
             throw failed;
         } finally {
             String written = outcome;

@@ -56,7 +56,7 @@ public final class IdemkeyAdmin {
 
     /** A password in a URL or a driver's message: {@code user:password@}, {@code password=...}. */
     private static final java.util.regex.Pattern PASSWORDS = java.util.regex.Pattern.compile(
-            "(?i)(://[^/@:\\s]*:)[^/@\\s]*@|(password=)[^&;\\s)]*");
+            "(?i)(://[^/@:\\s]*:)\\S*@|(password=)[^&;\\s]*");
 
     static final String USAGE_TEXT = """
             usage: IdemkeyAdmin --store URL [options] look-up (--caller C | --scope S) --key K [--body]

@@ -465,9 +465,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
                 Response<ScanResult<byte[]>> scanned = pipeline.scan(bytes(next), match);
                 pipeline.sync();
                 next = scanned.get().getCursor();
-                // every key under the prefix, rate-limit counters included: the inspection tells a record
-                // from anything else (a client's key may itself end in "#requests")
-                List<byte[]> keys = scanned.get().getResult();
+                // a record key never holds '#' (percent-encoded): what ends in #requests is a rate-limit counter
+                List<byte[]> keys = scanned.get().getResult().stream()
+                        .filter(key -> !new String(key, StandardCharsets.UTF_8).endsWith("#requests")).toList();
                 Pipeline inspections = new Pipeline(connection);
                 List<Response<Object>> replies = new ArrayList<>(keys.size());
                 for (byte[] key : keys) {

@@ -279,6 +279,8 @@ class IdemkeyAdminTest {
                 IdemkeyAdmin.withoutPasswords("No suitable driver found for jdbc:postgresql://h:1/orders?user=ops&password=s3cretPW"));
         assertEquals("redis://ops:***@h:6379 and jdbc:mariadb://h/db;password=***;x=1",
                 IdemkeyAdmin.withoutPasswords("redis://ops:pw@h:6379 and jdbc:mariadb://h/db;password=pw;x=1"));
+        assertEquals("redis://u:***@h, redis://host:6379/0, jdbc:postgresql://h:5432/db, ops@example.com",
+                IdemkeyAdmin.withoutPasswords("redis://u:p@ss@h, redis://host:6379/0, jdbc:postgresql://h:5432/db, ops@example.com"));
     }
 
     private void assertUsage(String expected, String... args) {
