@@ -2,11 +2,11 @@ package io.idemkey.core;
 
 import io.idemkey.spi.StoreInspection;
 import io.idemkey.store.memory.InMemoryIdempotencyStore;
+import io.idemkey.testing.LogCapture;
 import io.idemkey.testing.ManualClock;
 import io.idemkey.testing.ManualScheduler;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -14,10 +14,6 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -35,39 +31,12 @@ class RecordAdminTest {
     private static final String PREFIX = "idempotency:";
     private static final byte[] FINGERPRINT = new Fingerprint().of("POST", "/orders", List.of(), true,
             "{\"amount\":10}".getBytes(StandardCharsets.UTF_8), Set.of());
-    /** Held strongly: the JDK keeps loggers weakly. */
-    private static final Logger AUDIT = Logger.getLogger(RecordAdmin.AUDIT_LOGGER);
 
     private final ManualClock clock = new ManualClock();
     private final ManualScheduler scheduler = new ManualScheduler(clock);
     private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock);
-    private final List<LogRecord> audit = new CopyOnWriteArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            audit.add(record);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-
-    @BeforeEach
-    void captureAudit() {
-        AUDIT.addHandler(capture);
-        AUDIT.setUseParentHandlers(false);
-    }
-
-    @AfterEach
-    void restore() {
-        AUDIT.removeHandler(capture);
-        AUDIT.setUseParentHandlers(true);
-    }
+    @RegisterExtension
+    final LogCapture audit = new LogCapture(RecordAdmin.AUDIT_LOGGER);
 
     private IdempotencyEngine engine(RecordIdentifiers identifiers, RecordCodec codec) {
         return IdempotencyEngine.builder(store, scheduler).clock(clock).identifiers(identifiers).codec(codec).build();
@@ -183,14 +152,14 @@ class RecordAdminTest {
         String storeKey = admin.requestStoreKey("alice", "k-3");
         assertThrows(IllegalArgumentException.class, () -> admin.purge(storeKey, true, "ops", " "));
         assertThrows(IllegalArgumentException.class, () -> admin.purge(storeKey, true, "ops", "two\nlines"));
-        assertTrue(audit.isEmpty(), "nothing purged, nothing audited");
+        assertTrue(audit.messages().isEmpty(), "nothing purged, nothing audited");
 
         assertEquals(StoreInspection.Purge.IN_PROGRESS, admin.purge(storeKey, false, "ops", "ticket 7"));
         assertEquals(StoreInspection.Purge.PURGED, admin.purge(storeKey, true, "ops", "ticket \"7\""));
         assertEquals(List.of(
                 "idempotency-admin purge by=\"ops\" record=\"idempotency:alice:k-3\" force=false outcome=IN_PROGRESS reason=\"ticket 7\"",
                 "idempotency-admin purge by=\"ops\" record=\"idempotency:alice:k-3\" force=true outcome=PURGED reason=\"ticket \\\"7\\\"\""),
-                audit.stream().map(LogRecord::getMessage).toList());
+                audit.messages());
     }
 
     /** A purge whose answer is lost (the store applied it, the reply timed out) is audited all the same, as failed. */
@@ -220,7 +189,7 @@ class RecordAdminTest {
         assertThrows(io.idemkey.spi.StoreUnavailableException.class, () -> admin.purge(storeKey, true, "ops", "INC-9"));
         assertEquals(List.of("idempotency-admin purge by=\"ops\" record=\"idempotency:alice:k-lost\" force=true"
                         + " outcome=FAILED(StoreUnavailableException) reason=\"INC-9\""),
-                audit.stream().map(LogRecord::getMessage).toList());
+                audit.messages());
     }
 
     @Test

@@ -11,14 +11,14 @@ import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.store.jdbc.JdbcIdempotencyStore;
 import io.idemkey.store.redis.RedisIdempotencyStore;
 import io.idemkey.store.redis.RedisStoreOptions;
+import io.idemkey.testing.LogCapture;
 import io.idemkey.testing.MariaDbServer;
 import io.idemkey.testing.PostgresServer;
 import io.idemkey.testing.RedisCluster;
 import io.idemkey.testing.RedisServer;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -31,10 +31,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -51,42 +47,15 @@ class IdemkeyAdminTest {
 
     private static final Duration LOCK = Duration.ofMinutes(5);
     private static final byte[] FINGERPRINT = new byte[16];
-    /** Held strongly: the JDK keeps loggers weakly. */
-    private static final Logger AUDIT = Logger.getLogger(RecordAdmin.AUDIT_LOGGER);
 
     private static RedisServer redis;
     private static RedisCluster cluster;
     private static PostgresServer postgres;
     private static MariaDbServer mariadb;
 
-    private final List<String> audit = new CopyOnWriteArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            audit.add(record.getMessage());
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    @RegisterExtension
+    final LogCapture audit = new LogCapture(RecordAdmin.AUDIT_LOGGER);
     private final String prefix = "cli-" + UUID.randomUUID().toString().substring(0, 8) + ":";
-
-    @BeforeEach
-    void captureAudit() {
-        AUDIT.addHandler(capture);
-        AUDIT.setUseParentHandlers(false);
-    }
-
-    @AfterEach
-    void restore() {
-        AUDIT.removeHandler(capture);
-        AUDIT.setUseParentHandlers(true);
-    }
 
     @AfterAll
     static void stopServers() {
@@ -221,7 +190,7 @@ class IdemkeyAdminTest {
                 "idempotency-admin purge by=\"tester (IdemkeyAdmin)\" record=\"" + stuck0 + "\" force=false outcome=IN_PROGRESS reason=\"INC-1\"",
                 "idempotency-admin purge by=\"carol (IdemkeyAdmin)\" record=\"" + stuck0 + "\" force=true outcome=PURGED reason=\"INC-1\"",
                 "idempotency-admin purge by=\"tester (IdemkeyAdmin)\" record=\"" + done + "\" force=false outcome=PURGED reason=\"INC-2\""),
-                audit);
+                audit.messages());
     }
 
     private static void acquire(IdempotencyStore store, String recordKey, String token) {
