@@ -11,10 +11,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.net.URL;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -66,7 +68,8 @@ class FaultToleranceIT {
     void theAttemptAfterAMappedFailureHoldsItsLeaseWhileItRuns() throws Exception {
         String key = Http.newKey();
         CompletableFuture<HttpResponse<String>> slow = CompletableFuture.supplyAsync(() -> http.post("retried/mapped?sleep=3000", key));
-        Thread.sleep(2_200);
+        await().atMost(Duration.ofSeconds(10)).until(() -> attempts(key) == 2); // the 3 s attempt runs
+        TestRedis.awaitLeaseRunOutStillInProgress(key); // past its 1 s lease: only a renewal keeps it
         HttpResponse<String> duplicate = http.post("retried/mapped?sleep=3000", key);
         assertEquals(409, duplicate.statusCode(), "the key is still held: " + duplicate.body());
         HttpResponse<String> first = slow.get(60, TimeUnit.SECONDS);

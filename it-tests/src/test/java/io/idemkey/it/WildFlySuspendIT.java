@@ -1,7 +1,5 @@
 package io.idemkey.it;
 
-import io.idemkey.core.RecordKey;
-import io.idemkey.testing.RedisRecords;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.test.api.ArquillianResource;
@@ -9,20 +7,16 @@ import org.jboss.as.arquillian.container.ManagementClient;
 import org.jboss.dmr.ModelNode;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.Jedis;
 
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -56,13 +50,7 @@ class WildFlySuspendIT extends ClientOfOneDeployment {
         CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() ->
                 http.post("guarded/slow?millis=3000", key));
         http.awaitExecution(key);
-        try (Jedis redis = TestRedis.get().client()) { // past the first 1 s lease, still in progress: only a renewal keeps it
-            String recordKey = RecordKey.of("idempotency:", "", key);
-            long firstLeaseEnds = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(redis.pttl(recordKey));
-            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() ->
-                    System.nanoTime() > firstLeaseEnds + TimeUnit.MILLISECONDS.toNanos(100)
-                            && "P".equals(RedisRecords.state(redis, recordKey)));
-        }
+        TestRedis.awaitLeaseRunOutStillInProgress(key); // past the 1 s lease: only a renewal keeps it
         assertEquals(409, http.post("guarded/slow?millis=3000", key).statusCode(),
                 "the lease of the running request was renewed after the resume");
         assertEquals(200, first.get().statusCode());
