@@ -33,6 +33,8 @@ public final class IdempotencyEngine {
     static final int RENEWAL_BATCH = 100;
     /** The most renewal calls in flight at once, each on a thread of the scheduler. */
     static final int RENEWAL_CALLS = 4;
+    /** The lease ticker stops after this many runs in a row without a lease: a second at the default tick. */
+    static final int IDLE_TICKS_BEFORE_STOP = 10;
     private static final Duration FIRST_POLL = Duration.ofMillis(25);
     private static final Duration LONGEST_POLL = Duration.ofMillis(500);
     private static final int STORED_FINGERPRINT_BYTES = 16;
@@ -61,13 +63,15 @@ public final class IdempotencyEngine {
     private final Set<Execution> leases = ConcurrentHashMap.newKeySet();
     private final Duration leaseTick;
     /**
-     * The lease ticker runs only while leases are held: an idle application has no background work
-     * (WildFly refuses to run a scheduled task while its container is suspended, before it stops,
-     * and logs every refused run as an ERROR). Started by the first lease, stopped when the last
-     * one is dropped.
+     * The lease ticker runs only while leases are held: an idle application has no background work.
+     * Started by the first lease, stopped by itself after {@link #IDLE_TICKS_BEFORE_STOP} runs in a
+     * row found no lease (not at every last lease dropped: under load that would start and stop it
+     * about once per request).
      */
     private final Object tickerLock = new Object();
     private volatile Scheduler.Task ticker;
+    /** The ticker's runs in a row that found no lease; a lease held since resets it. */
+    private volatile int idleTicks;
     /** Renewal calls the ticker may hand to the scheduler. */
     private final Semaphore renewalCallsHandedOut = new Semaphore(RENEWAL_CALLS);
 
@@ -95,6 +99,9 @@ public final class IdempotencyEngine {
 
     void holdLease(Execution execution) {
         leases.add(execution);
+        if (idleTicks != 0) {
+            idleTicks = 0;
+        }
         if (ticker == null) {
             startTicker();
         }
@@ -113,18 +120,16 @@ public final class IdempotencyEngine {
     }
 
     private void tick() {
-        if (leases.isEmpty()) {
-            stopTickerIfIdle(); // a backstop: the last lease dropped stops it
-        } else {
+        if (!leases.isEmpty()) {
+            idleTicks = 0;
             renewDueLeases();
+        } else if (++idleTicks >= IDLE_TICKS_BEFORE_STOP) {
+            stopTickerIfIdle();
         }
     }
 
     void dropLease(Execution execution) {
         leases.remove(execution);
-        if (leases.isEmpty()) {
-            stopTickerIfIdle();
-        }
     }
 
     /** How many executions hold a lease right now. */
@@ -133,8 +138,7 @@ public final class IdempotencyEngine {
     }
 
     /**
-     * Stops the ticker while no lease is held (at once, not at its next run: a suspended WildFly
-     * refuses that run, and every later one). A lease held meanwhile, whose holder still saw the
+     * Stops the ticker while no lease is held. A lease held meanwhile, whose holder still saw the
      * ticker scheduled, starts it again.
      */
     private void stopTickerIfIdle() {
@@ -142,6 +146,7 @@ public final class IdempotencyEngine {
             if (leases.isEmpty() && ticker != null) {
                 ticker.cancel();
                 ticker = null;
+                idleTicks = 0;
             }
         }
         if (!leases.isEmpty() && ticker == null) {

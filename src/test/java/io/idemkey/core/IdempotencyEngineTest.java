@@ -329,21 +329,25 @@ class IdempotencyEngineTest {
     }
 
     @Test
-    void anIdleEngineSchedulesNothingTheLeaseTickerRunsOnlyWhileLeasesAreHeld() {
-        // WildFly refuses every scheduled run while its container is suspended (before it stops) and logs
-        // each refusal as an ERROR: an idle application must have nothing scheduled
+    void anIdleEngineSchedulesNothingTheLeaseTickerRunsWhileLeasesAreHeldAndStopsAfterASecondWithout() {
         assertEquals(0, scheduler.activeTasks(), "nothing scheduled before the first request");
         IdempotencyEngine other = engineBuilder(store, scheduler, metrics).build();
         Execution first = proceed();
         Execution second = running(other, "second-record");
         assertEquals(2, scheduler.activeTasks(), "one ticker per engine holding leases");
         first.complete(CREATED);
-        assertEquals(1, scheduler.activeTasks(), "the idle engine's ticker stopped with its last lease, not a tick later");
+        running(engine, "again-record").complete(CREATED);
+        assertEquals(2, scheduler.activeTasks(), "a request after another finds the ticker running: no start and stop per request");
+        scheduler.advance(Duration.ofMillis(900));
+        assertEquals(2, scheduler.activeTasks(), "still within the idle second");
+        scheduler.advance(Duration.ofMillis(100));
+        assertEquals(1, scheduler.activeTasks(), "the idle engine's ticker stopped after ten runs without a lease");
         scheduler.advance(LOCK_TTL.multipliedBy(3));
         assertTrue(second.isRunning());
         assertInstanceOf(Decision.Conflict.class, other.begin("second-record", "second", FINGERPRINT, POLICY, ENDPOINT),
                 "the other engine's lease is still renewed");
         second.complete(CREATED);
+        scheduler.advance(Duration.ofSeconds(1));
         assertEquals(0, scheduler.activeTasks());
 
         running(engine, "third-record");
