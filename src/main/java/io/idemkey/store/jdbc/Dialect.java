@@ -29,6 +29,13 @@ interface Dialect {
     /** The DDL that creates the table and its index if missing (statements separated by {@code ;} and a line end). */
     String ddl();
 
+    /**
+     * Whether the table's index of this name exists, read from the catalog (a {@code CREATE INDEX IF
+     * NOT EXISTS} of an index that exists still takes a lock that waits for every transaction writing
+     * the table, and holds up every write behind it).
+     */
+    boolean hasIndex(Connection connection, String index) throws SQLException;
+
     /** The DDL that adds the rate limit's columns to a table created before they were there. */
     String addCountColumns();
 

@@ -44,6 +44,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     /** A table name, optionally schema-qualified: SQL identifiers only, never text from a request. */
     private static final Pattern TABLE = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}");
     /**
+     * A statement of the DDL that creates an index (its name in group 1): run only if the catalog lacks
+     * the index, since {@code IF NOT EXISTS} alone would still lock the table at every deployment.
+     */
+    private static final Pattern CREATE_INDEX = Pattern.compile("^\\s*CREATE INDEX IF NOT EXISTS (\\w+) ON ");
+    /**
      * The pauses before acquire runs again, when concurrent writers kept it from seeing the row (again
      * at once) or a transaction holds an expired row: a cleanup's DELETE for a few milliseconds, or
      * the owner committing its record. Bounded: a row held longer is reported in progress.
@@ -169,7 +174,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
                     try (Statement statement = connection.createStatement()) {
                         statement.setQueryTimeout(timeout);
                         for (String ddl : known.ddl().split(";\\s*\\n")) {
-                            if (!ddl.isBlank()) {
+                            java.util.regex.Matcher index = CREATE_INDEX.matcher(ddl);
+                            if (!ddl.isBlank() && !(index.find() && known.hasIndex(connection, index.group(1)))) {
                                 statement.execute(ddl);
                             }
                         }
@@ -468,9 +474,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     }
 
     /**
-     * One indexed query on {@code (completed, expires_at)} (the {@code <table>_in_progress} index the
-     * DDL creates): the live in-progress rows in {@code expires_at}, then key, order, after the
-     * cursor ({@code <expires_at in microseconds>:<record key>}), at most {@code limit}. A lease
+     * One indexed query on the rows in progress by {@code expires_at} (the {@code <table>_in_progress}
+     * index the DDL creates: partial on PostgreSQL, {@code (completed, expires_at)} on MariaDB): the
+     * live in-progress rows in {@code expires_at}, then key, order, after the cursor
+     * ({@code <expires_at in microseconds>:<record key>}), at most {@code limit}. A lease
      * renewed while the pages are walked moves its row later: it may be seen twice, never missed.
      */
     @Override

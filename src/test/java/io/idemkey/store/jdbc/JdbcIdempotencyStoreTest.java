@@ -2,14 +2,19 @@ package io.idemkey.store.jdbc;
 
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.TransactionalCompletion;
+import io.idemkey.testing.NonValidatingPool;
 import io.idemkey.testing.PostgresServer;
+import io.idemkey.testing.RoundTripCountingSockets;
 import io.idemkey.testing.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.function.LongSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -53,5 +58,39 @@ class JdbcIdempotencyStoreTest extends JdbcStoreTests {
         }
         assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "retry", LONG_LOCK));
         assertTrue(store.complete(key, "owner", RESPONSE, DAY), "still the owner's to complete");
+    }
+
+    /**
+     * Counted on the wire (a read after a write is a round trip): a first execution is two, its acquire
+     * and its completion, and a replay one, as seed 003's INSERT and UPDATE are; nothing else goes to
+     * the database on the way (no validation query, no second connection, no session settings).
+     */
+    @Test
+    void aFirstExecutionIsTwoRoundTripsOnTheWireAndAReplayOne() throws SQLException {
+        PGSimpleDataSource counted = (PGSimpleDataSource) postgres.dataSource();
+        counted.setSocketFactory(RoundTripCountingSockets.class.getName());
+        NonValidatingPool pool = new NonValidatingPool(counted, 1, Duration.ofSeconds(2));
+        pool.fill();
+        try (JdbcIdempotencyStore wired = new JdbcIdempotencyStore(pool, TABLE, 2)) {
+            wired.acquire(key("wire-warm-up"), FINGERPRINT, "o", LONG_LOCK); // the dialect, from the connection
+            String key = key("wire");
+            LongSupplier roundTrips = RoundTripCountingSockets.ROUND_TRIPS::get;
+            long before = roundTrips.getAsLong();
+            assertInstanceOf(AcquireResult.Acquired.class, wired.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
+            assertEquals(1, roundTrips.getAsLong() - before, "acquire");
+            before = roundTrips.getAsLong();
+            assertTrue(wired.complete(key, "owner", RESPONSE, DAY));
+            assertEquals(1, roundTrips.getAsLong() - before, "complete");
+            before = roundTrips.getAsLong();
+            assertInstanceOf(AcquireResult.Completed.class, wired.acquire(key, FINGERPRINT, "retry", LONG_LOCK));
+            assertEquals(1, roundTrips.getAsLong() - before, "replay");
+        }
+    }
+
+    /** The index of the rows in progress is partial: a completion takes its row out of it (one index entry fewer to write). */
+    @Test
+    void theIndexOfTheRowsInProgressHoldsOnlyThem() {
+        assertEquals(1, postgres.queryLong("SELECT count(*) FROM pg_indexes WHERE indexname = ? AND indexdef LIKE ?",
+                TABLE + "_in_progress", "%(expires_at) WHERE (NOT completed)"));
     }
 }

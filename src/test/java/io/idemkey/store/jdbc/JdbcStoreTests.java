@@ -78,6 +78,27 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("after-ddl"), FINGERPRINT, "o", LONG_LOCK));
     }
 
+    /**
+     * A deployment whose table and indexes exist creates nothing and waits for nobody: a {@code
+     * CREATE INDEX IF NOT EXISTS} of an index that exists would still wait for the lock every
+     * transaction writing the table holds (here longer than the 2 s statement timeout), with every
+     * write queued behind it meanwhile.
+     */
+    @Test
+    void aDeploymentDoesNotWaitForTransactionsWritingTheTable() throws SQLException {
+        String key = key("deployed-while-written");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
+        try (Connection transaction = transactionThatWroteEffects()) {
+            assertEquals(TransactionalCompletion.JOINED,
+                    inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
+            long started = System.nanoTime();
+            new JdbcIdempotencyStore(database().dataSource(), TABLE, 2).createTable();
+            long tookMillis = (System.nanoTime() - started) / 1_000_000;
+            assertTrue(tookMillis < 1000, "the deployment waited " + tookMillis + " ms for the writing transaction");
+            transaction.commit();
+        }
+    }
+
     @Test
     void anExpiredRowIsTakenOverInTheAcquireStatementNotDeletedFirst() throws SQLException {
         String key = key("takeover");
