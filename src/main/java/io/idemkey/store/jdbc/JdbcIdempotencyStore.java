@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -174,7 +175,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
                     try (Statement statement = connection.createStatement()) {
                         statement.setQueryTimeout(timeout);
                         for (String ddl : known.ddl().split(";\\s*\\n")) {
-                            java.util.regex.Matcher index = CREATE_INDEX.matcher(ddl);
+                            Matcher index = CREATE_INDEX.matcher(ddl);
                             if (!ddl.isBlank() && !(index.find() && known.hasIndex(connection, index.group(1)))) {
                                 statement.execute(ddl);
                             }
