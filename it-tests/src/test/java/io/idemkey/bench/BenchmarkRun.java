@@ -66,7 +66,8 @@ import java.util.stream.Collectors;
 public final class BenchmarkRun {
 
     private static final int REPEATS = Integer.getInteger("bench.repeats", 3);
-    private static final Duration WARM_UP = Duration.ofSeconds(1);
+    /** Each measured run's own warm-up, not counted (twice as long at 256 connections, whose requests take a quarter second). */
+    private static final Duration WARM_UP = Duration.ofMillis(500);
     private static final Duration MEASURED = Duration.ofSeconds(Integer.getInteger("bench.seconds", 3));
     /**
      * The uncounted pass before the repeats: none (each deployment's warm-up and each measurement's own
@@ -75,7 +76,7 @@ public final class BenchmarkRun {
     private static final Duration PASS = Duration.ZERO;
     /** The network rows: one run of each (one connection: latency is the figure, no target asks its spread). */
     private static final int NETWORK_REPEATS = Integer.getInteger("bench.networkRepeats", 1);
-    private static final Duration NETWORK_MEASURED = Duration.ofSeconds(4);
+    private static final Duration NETWORK_MEASURED = Duration.ofSeconds(3);
     private static final List<Duration> ONE_WAY_DELAYS = List.of(Duration.ZERO, Duration.ofNanos(250_000), Duration.ofMillis(1));
     /**
      * Which parts to run: {@code -Dbench.only=throughput,coalesce,errors,roundtrips,memory,cluster,jdbc,network,fingerprint}
@@ -104,7 +105,14 @@ public final class BenchmarkRun {
     private final Map<String, List<LoadGenerator.Result>> results = new LinkedHashMap<>();
     private final Map<String, String> table = new LinkedHashMap<>();
     private final Map<String, String> goals = new LinkedHashMap<>();
-    private final Map<String, Duration> parts = new LinkedHashMap<>();
+    /** Each part's duration: {all of it, its windows of fixed length}. */
+    private final Map<String, Duration[]> parts = new LinkedHashMap<>();
+    /**
+     * The time spent so far in windows of fixed length (warm-ups and measured runs, which last as long
+     * however busy the machine is); the rest of a part (server starts, keys prepared one request at a
+     * time, memory's 10,000 records) takes longer on a busy machine.
+     */
+    private Duration windows = Duration.ZERO;
     private final List<CompletableFuture<?>> holders = new ArrayList<>();
 
     private URI idemkey;
@@ -142,10 +150,13 @@ public final class BenchmarkRun {
     /** One part of the run, timed: the end prints each part's duration beside the total. */
     private void part(String name, Part part) throws Exception {
         long started = System.nanoTime();
+        Duration windowsBefore = windows;
         part.run();
         Duration took = Duration.ofNanos(System.nanoTime() - started);
-        parts.put(name, took);
-        System.out.printf("%s: took %d min %d s (load average now %s)%n", name, took.toMinutes(), took.toSecondsPart(), loadAverage());
+        Duration fixed = windows.minus(windowsBefore);
+        parts.put(name, new Duration[] {took, fixed});
+        System.out.printf("%s: took %s, of which %s in windows of fixed length (load average now %s)%n", name, minutes(took),
+                minutes(fixed), loadAverage());
     }
 
     @FunctionalInterface
@@ -189,7 +200,7 @@ public final class BenchmarkRun {
                 uncached = server.uri("bench-uncached");
                 coalesced = server.uri("bench-coalesced");
                 URI onCluster = withCluster ? server.uri("bench-cluster") : null;
-                warmUp(Duration.ofSeconds(3), withCluster ? new URI[] {idemkey, seeds, uncached, coalesced, onCluster}
+                warmUp(Duration.ofSeconds(2), withCluster ? new URI[] {idemkey, seeds, uncached, coalesced, onCluster}
                         : new URI[] {idemkey, seeds, uncached, coalesced});
                 if (List.of("throughput", "coalesce", "errors").stream().anyMatch(ONLY::contains)) {
                     try (Meters meters = new Meters(server.pid(), redis.pid(), redis.client())) {
@@ -222,6 +233,7 @@ public final class BenchmarkRun {
         for (URI base : deployments) {
             load.run(base.resolve("bench/bare"), BODY, 16, Duration.ZERO, each, null);
             load.run(base.resolve("bench/guarded"), BODY, 16, Duration.ZERO, each, this::uniqueKey);
+            windows = windows.plus(each.multipliedBy(2));
         }
     }
 
@@ -472,6 +484,10 @@ public final class BenchmarkRun {
     }
 
     private void measure(Scenario scenario, Duration warmUp, Duration measured) {
+        if (scenario.connections() >= 256) {
+            warmUp = warmUp.multipliedBy(2);
+        }
+        windows = windows.plus(warmUp).plus(measured);
         LoadGenerator.Result result;
         try {
             result = scenario.expectedStatus() == 0
@@ -627,7 +643,8 @@ public final class BenchmarkRun {
      * {@code bench.only}, MariaDB) one network hop away (a network namespace of the benchmark's own,
      * {@link DelayedLink}), at 0, 0.25 and 1 ms one way: what a round trip costs each pattern. Seed
      * 003's SQL pattern beside Idemkey's JDBC store (MariaDB's through a second Payara Micro, whose
-     * DataSource leads there).
+     * DataSource leads there). No row for a replay from the instance's cache (no round trip: the
+     * bare row) nor for a conflict (one round trip, as a replay from Redis: that row).
      */
     private void network() throws Exception {
         Path directory = Files.createTempDirectory("idemkey-bench-network");
@@ -644,8 +661,7 @@ public final class BenchmarkRun {
                 Map<String, String> onRedis = Map.of("idempotency.redis.url", redis.url(), SLOW_LEASE, "3600");
                 Map<String, String> onJdbc = Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey",
                         "idempotency.replay-cache-bytes", "0");
-                List<Path> wars = List.of(war(directory, "net", onRedis),
-                        war(directory, "net-uncached", merged(onRedis, Map.of("idempotency.replay-cache-bytes", "0"))),
+                List<Path> wars = List.of(war(directory, "net-uncached", merged(onRedis, Map.of("idempotency.replay-cache-bytes", "0"))),
                         war(directory, "net-seeds", merged(onRedis, Map.of("idempotency.store", "custom"))),
                         war(directory, "net-jdbc", onJdbc), seed003War(directory, "net-seed003"));
                 List<Path> onMariaDb = List.of(war(directory, "net-jdbc-mariadb", onJdbc), seed003War(directory, "net-seed003-mariadb"));
@@ -653,27 +669,21 @@ public final class BenchmarkRun {
                         ServerProcess.freePort(), postgres);
                      ServerProcess second = withMariaDb ? ServerProcess.startForTestsWithDatabase(ServerProcess.Kind.PAYARA, onMariaDb,
                              ServerProcess.freePort(), mariadb) : null) {
-                    URI net = server.uri("net");
                     URI netUncached = server.uri("net-uncached");
                     URI netSeeds = server.uri("net-seeds");
                     URI netJdbc = server.uri("net-jdbc");
                     URI netSeed003 = server.uri("net-seed003");
-                    List<URI> deployments = new ArrayList<>(List.of(net, netUncached, netSeeds, netJdbc, netSeed003));
+                    List<URI> deployments = new ArrayList<>(List.of(netUncached, netSeeds, netJdbc, netSeed003));
                     if (second != null) {
                         deployments.add(second.uri("net-jdbc-mariadb"));
                         deployments.add(second.uri("net-seed003-mariadb"));
                     }
                     warmUp(Duration.ofSeconds(2), deployments.toArray(URI[]::new));
-                    String inProgress = holdInProgress(netUncached);
                     Map<String, Function<String, Scenario>> rows = new LinkedHashMap<>();
-                    rows.put("bare", name -> Scenario.of(name, net.resolve("bench/bare"), 1, null));
-                    rows.put("Idemkey first execution", name -> Scenario.of(name, net.resolve("bench/guarded"), 1, this::uniqueKey));
-                    Supplier<String> cached = completedKeys(net);
-                    rows.put("Idemkey replay, cached", name -> Scenario.of(name, net.resolve("bench/guarded"), 1, cached));
+                    rows.put("bare", name -> Scenario.of(name, netUncached.resolve("bench/bare"), 1, null));
+                    rows.put("Idemkey first execution", name -> Scenario.of(name, netUncached.resolve("bench/guarded"), 1, this::uniqueKey));
                     Supplier<String> fromRedis = completedKeys(netUncached);
                     rows.put("Idemkey replay from Redis", name -> Scenario.of(name, netUncached.resolve("bench/guarded"), 1, fromRedis));
-                    rows.put("Idemkey conflict", name -> Scenario.conflict(name, netUncached.resolve("guarded/slow?millis=" + HOLD_MILLIS), 1,
-                            inProgress));
                     rows.put("check-then-lock first execution", name -> Scenario.of(name, netSeeds.resolve("bench/guarded"), 1, this::uniqueKey));
                     List<String> databases = second == null ? List.of("") : List.of("", ", MariaDB");
                     for (String on : databases) {
@@ -1116,10 +1126,13 @@ public final class BenchmarkRun {
                     + " the old path beside it; median of %d repeats (range)%n%n| target | measured | met? |%n| --- | --- | --- |%n", REPEATS);
             goals.forEach((figure, value) -> System.out.printf("| %s | %s |%n", figure, value));
         }
-        System.out.printf("%n| part | took |%n| --- | --- |%n");
-        parts.forEach((name, duration) -> System.out.printf("| %s | %d min %d s |%n", name, duration.toMinutes(), duration.toSecondsPart()));
-        System.out.printf("%nTotal: %d min %d s (load average before %s, after %s)%n", took.toMinutes(), took.toSecondsPart(),
-                loadBefore, loadAverage());
+        System.out.printf("%n| part | took | of which windows of fixed length (warm-ups, measured runs) |%n| --- | --- | --- |%n");
+        parts.forEach((name, duration) -> System.out.printf("| %s | %s | %s |%n", name, minutes(duration[0]), minutes(duration[1])));
+        System.out.printf("%nTotal: %s (load average before %s, after %s)%n", minutes(took), loadBefore, loadAverage());
+    }
+
+    private static String minutes(Duration duration) {
+        return duration.toMinutes() + " min " + duration.toSecondsPart() + " s";
     }
 
     /** The 1, 5 and 15 minute load averages ({@code /proc/loadavg}): how busy the shared machine was. */
