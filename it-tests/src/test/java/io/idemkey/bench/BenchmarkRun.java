@@ -37,6 +37,7 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -504,13 +505,19 @@ public final class BenchmarkRun {
         results.computeIfAbsent(scenario.name(), s -> new ArrayList<>()).add(result);
     }
 
-    /** 1,000 keys completed on this deployment, handed out in turn, round and round. */
-    private Supplier<String> completedKeys(URI deployment) {
-        List<String> completed = new ArrayList<>();
-        for (int i = 0; i < 1000; i++) {
+    /**
+     * 1,000 keys completed on this deployment (sent on 8 connections at once, each key once), handed
+     * out in turn, round and round.
+     */
+    private Supplier<String> completedKeys(URI deployment) throws Exception {
+        List<String> completed = Collections.synchronizedList(new ArrayList<>());
+        LoadGenerator.Result sent = load.run(deployment.resolve("bench/guarded"), BODY, 8, Duration.ZERO, Duration.ofMinutes(5), () -> {
             String key = uniqueKey();
-            post(deployment.resolve("bench/guarded"), key);
             completed.add(key);
+            return key;
+        }, 1000);
+        if (sent.errors() > 0) {
+            throw new IllegalStateException(sent.errors() + " of 1,000 keys not completed on " + deployment);
         }
         AtomicInteger next = new AtomicInteger();
         return () -> completed.get(Math.floorMod(next.getAndIncrement(), completed.size()));
