@@ -37,6 +37,7 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,37 +45,48 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 import java.util.stream.Collectors;
 
 /**
- * What idempotency costs, side by side, in one run (docs/performance.md): the no-op endpoint bare,
- * guarded with a unique key per request, replayed, in conflict, and guarded by the seeds'
- * check-then-lock pattern; throughput and latency on loopback, and what each request costs the
- * server and Redis (CPU time, allocations, Redis command time); the same behind a network hop of
- * 0, 0.25 and 1 ms one way (Redis and PostgreSQL in a network namespace of the benchmark's, seed
- * 003's SQL pattern beside Idemkey's JDBC store); Redis round trips per request; Redis memory per
- * record; a Redis Cluster; the fingerprint (JMH); errors at 256 connections; on demand, the JDBC store
- * and the cost of encryption at rest. Payara Micro, the JDK's HttpClient as the load generator.
- * Every figure is the median of {@code bench.repeats} runs, with their spread.
+ * What idempotency costs, side by side, in one run of at most 15 minutes (docs/performance.md): the
+ * no-op endpoint bare, guarded with a unique key per request on the Redis store's two call paths (each
+ * call alone, the baseline, and coalesced, issue 30) at 1, 8, 32 and 256 connections, replayed, in
+ * conflict, and guarded by the seeds' check-then-lock pattern; throughput and latency on loopback, and
+ * what each request costs the server and Redis (CPU time, allocations, Redis command time, socket
+ * reads); a Redis Cluster; Redis round trips per request and memory per record; the JDBC store against
+ * seed 003's SQL pattern on PostgreSQL; the same behind a network hop of 0, 0.25 and 1 ms one way
+ * (Redis and PostgreSQL in a network namespace of the benchmark's); the fingerprint (JMH); issue 30's
+ * targets; on demand, MariaDB and the cost of encryption at rest. Payara Micro, the JDK's HttpClient as
+ * the load generator. Every loopback figure is the median of {@code bench.repeats} runs, with their
+ * spread; the end prints each part's duration and the total.
  */
 public final class BenchmarkRun {
 
     private static final int REPEATS = Integer.getInteger("bench.repeats", 3);
-    private static final Duration WARM_UP = Duration.ofSeconds(1);
-    private static final Duration MEASURED = Duration.ofSeconds(Integer.getInteger("bench.seconds", 6));
-    /** The network rows: fewer, shorter runs (one connection: latency is the figure). */
-    private static final int NETWORK_REPEATS = Math.max(1, REPEATS - 1);
+    /** Each measured run's own warm-up, not counted (twice as long at 256 connections, whose requests take a quarter second). */
+    private static final Duration WARM_UP = Duration.ofMillis(500);
+    private static final Duration MEASURED = Duration.ofSeconds(Integer.getInteger("bench.seconds", 3));
+    /**
+     * The uncounted pass before the repeats: none (each deployment's warm-up and each measurement's own
+     * second of warm-up carry the JIT and the pools; the repeats' rotating order spreads any drift).
+     */
+    private static final Duration PASS = Duration.ZERO;
+    /** The network rows: one run of each (one connection: latency is the figure, no target asks its spread). */
+    private static final int NETWORK_REPEATS = Integer.getInteger("bench.networkRepeats", 1);
     private static final Duration NETWORK_MEASURED = Duration.ofSeconds(3);
     private static final List<Duration> ONE_WAY_DELAYS = List.of(Duration.ZERO, Duration.ofNanos(250_000), Duration.ofMillis(1));
     /**
-     * Which parts to run: {@code -Dbench.only=throughput,roundtrips,memory,errors,network,cluster,jdbc,encryption,coalesce,fingerprint}
-     * ({@code jdbc}, {@code encryption} and {@code coalesce} are not in the default run).
+     * Which parts to run: {@code -Dbench.only=throughput,coalesce,errors,roundtrips,memory,cluster,jdbc,network,fingerprint}
+     * (the default; {@code throughput}, {@code coalesce} and {@code errors} name one part, the loopback
+     * scenarios of both call paths), plus {@code mariadb} (the JDBC and network rows on MariaDB too) and
+     * {@code encryption}, which are not in the default run.
      */
     private static final String ONLY = System.getProperty("bench.only",
-            "throughput,roundtrips,memory,errors,network,cluster,fingerprint");
+            "throughput,coalesce,errors,roundtrips,memory,cluster,jdbc,network,fingerprint");
     /**
      * Where to write CPU profiles of the server ({@code -Dbench.profile=<directory>}): after the loopback
      * scenarios, each of the main ones runs alone for a while under async-profiler (one flame graph
@@ -93,11 +105,21 @@ public final class BenchmarkRun {
     private final AtomicInteger keys = new AtomicInteger();
     private final Map<String, List<LoadGenerator.Result>> results = new LinkedHashMap<>();
     private final Map<String, String> table = new LinkedHashMap<>();
+    private final Map<String, String> goals = new LinkedHashMap<>();
+    /** Each part's duration: {all of it, its windows of fixed length}. */
+    private final Map<String, Duration[]> parts = new LinkedHashMap<>();
+    /**
+     * The time spent so far in windows of fixed length (warm-ups and measured runs, which last as long
+     * however busy the machine is); the rest of a part (server starts, keys prepared one request at a
+     * time, memory's 10,000 records) takes longer on a busy machine.
+     */
+    private Duration windows = Duration.ZERO;
     private final List<CompletableFuture<?>> holders = new ArrayList<>();
 
     private URI idemkey;
     private URI seeds;
     private URI uncached;
+    private URI coalesced;
 
     public static void main(String[] args) throws Exception {
         new BenchmarkRun().execute();
@@ -106,188 +128,85 @@ public final class BenchmarkRun {
 
     private void execute() throws Exception {
         long started = System.nanoTime();
-        System.out.println("Idemkey benchmark: " + machine());
-        if (List.of("throughput", "roundtrips", "memory", "errors").stream().anyMatch(ONLY::contains)) {
-            loopback();
-        }
-        if (ONLY.contains("network")) {
-            network();
-        }
-        if (ONLY.contains("cluster")) {
-            cluster();
+        String loadBefore = loadAverage();
+        System.out.println("Idemkey benchmark: " + machine() + "; load average " + loadBefore);
+        if (List.of("throughput", "coalesce", "errors", "roundtrips", "memory", "cluster").stream().anyMatch(ONLY::contains)) {
+            part("loopback (both call paths, 1 / 8 / 32 / 256 connections; round trips, memory, cluster)", this::loopback);
         }
         if (ONLY.contains("jdbc")) {
-            jdbc();
+            part("JDBC vs seed 003, 32 connections", this::jdbc);
+        }
+        if (ONLY.contains("network")) {
+            part("network hop, one connection", this::network);
         }
         if (ONLY.contains("encryption")) {
-            encryption();
-        }
-        if (ONLY.contains("coalesce")) {
-            coalescing();
+            part("encryption at rest", this::encryption);
         }
         if (ONLY.contains("fingerprint")) {
-            fingerprints();
+            part("fingerprint", this::fingerprints);
         }
-        print(Duration.ofNanos(System.nanoTime() - started));
+        print(Duration.ofNanos(System.nanoTime() - started), loadBefore);
     }
 
-    /** Connections at which the store's two call paths are compared. */
+    /** One part of the run, timed: the end prints each part's duration beside the total. */
+    private void part(String name, Part part) throws Exception {
+        long started = System.nanoTime();
+        Duration windowsBefore = windows;
+        part.run();
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        Duration fixed = windows.minus(windowsBefore);
+        parts.put(name, new Duration[] {took, fixed});
+        System.out.printf("%s: took %s, of which %s in windows of fixed length (load average now %s)%n", name, minutes(took),
+                minutes(fixed), loadAverage());
+    }
+
+    @FunctionalInterface
+    private interface Part {
+        void run() throws Exception;
+    }
+
+    /** Connections at which every loopback scenario of both call paths runs. */
     private static final List<Integer> PATH_CONNECTIONS = List.of(1, 8, 32, 256);
 
     /**
-     * The Redis store's two call paths in one run (issue 30): each call on a pooled connection of its
-     * own (old), and the calls ready together sent as one pipeline ({@code idempotency.redis.coalesce},
-     * new), as two deployments on one Payara Micro and one private Redis, replay caches off (a replay
-     * is read from Redis), at 1, 8, 32 and 256 connections: throughput, p50 and p99, and per request
-     * the server's and Redis's CPU and Redis's socket reads; a bare request at each count is the
-     * base, and check-then-lock at 32 the base of Redis's CPU. Every scenario runs {@code REPEATS}
-     * times, in a different order each time; the targets are the new path's.
+     * The parts on one Payara Micro and one private Redis on loopback, in one server start: the Redis
+     * store's two call paths (each call on a pooled connection of its own, the old path and the
+     * baseline; the calls ready together sent as one pipeline, {@code idempotency.redis.coalesce},
+     * the new path; issue 30) at 1, 8, 32 and 256 connections, with a bare request at each count as
+     * the base, replay caches off (a replay is read from Redis); at 32 connections also a replay
+     * from this instance's cache, a conflict and check-then-lock (the base of Redis's CPU); a Redis
+     * Cluster deployment on the same server; then round trips and memory. Every measured scenario
+     * runs {@code REPEATS} times in a different order each time, with the per-request cost of server
+     * and Redis.
      */
-    private void coalescing() throws Exception {
-        System.out.println("the store's call paths: a private Redis, Payara Micro, each call alone vs coalesced ...");
-        try (RedisServer redis = RedisServer.start()) {
-            Path directory = Files.createTempDirectory("idemkey-bench-paths");
-            Map<String, String> common = Map.of("idempotency.redis.url", redis.url(), "idempotency.replay-cache-bytes", "0");
-            List<Path> wars = List.of(
-                    war(directory, "bench-old", merged(common, Map.of("idempotency.redis.coalesce", "false"))),
-                    war(directory, "bench-new", merged(common, Map.of("idempotency.redis.coalesce", "true"))),
-                    war(directory, "bench-ctl", merged(common, Map.of("idempotency.store", "custom"))));
-            try (ServerProcess server = ServerProcess.startForTests(ServerProcess.Kind.PAYARA, wars)) {
-                URI old = server.uri("bench-old");
-                URI coalesced = server.uri("bench-new");
-                URI checkThenLock = server.uri("bench-ctl");
-                warmUp(Duration.ofSeconds(5), old, coalesced, checkThenLock);
-                Supplier<String> oldReplays = completedKeys(old);
-                Supplier<String> newReplays = completedKeys(coalesced);
-                List<Scenario> scenarios = new ArrayList<>();
-                for (int connections : PATH_CONNECTIONS) {
-                    scenarios.add(Scenario.of("paths: bare, " + connections, old.resolve("bench/bare"), connections, null));
-                    scenarios.add(Scenario.of("paths: old first, " + connections, old.resolve("bench/guarded"), connections,
-                            this::uniqueKey));
-                    scenarios.add(Scenario.of("paths: new first, " + connections, coalesced.resolve("bench/guarded"), connections,
-                            this::uniqueKey));
-                    scenarios.add(Scenario.of("paths: old replay, " + connections, old.resolve("bench/guarded"), connections,
-                            oldReplays));
-                    scenarios.add(Scenario.of("paths: new replay, " + connections, coalesced.resolve("bench/guarded"), connections,
-                            newReplays));
-                }
-                scenarios.add(Scenario.of("paths: check-then-lock first, 32", checkThenLock.resolve("bench/guarded"), 32,
-                        this::uniqueKey));
-                try (Meters meters = new Meters(server.pid(), redis.pid(), redis.client())) {
-                    load.meter(meters);
-                    runRepeatedly("call paths", scenarios, REPEATS, Duration.ZERO, WARM_UP, MEASURED);
-                } finally {
-                    load.meter(null);
-                }
-            }
-        }
-        printPaths();
-    }
-
-    /** The call paths' tables and the new path's targets. */
-    private void printPaths() {
-        System.out.printf("%n| connections | request | old path: req/s, p50 / p99 ms | new path: req/s, p50 / p99 ms"
-                + " | new ÷ old throughput | ÷ bare throughput, old / new |%n| --- | --- | --- | --- | --- | --- |%n");
-        for (int connections : PATH_CONNECTIONS) {
-            String bare = "paths: bare, " + connections;
-            System.out.printf("| %d | bare | %s, %.3f / %.3f | | | |%n", connections, spread(bare, LoadGenerator.Result::throughput, "%.0f"),
-                    p50(bare), p99(bare));
-            for (String request : List.of("first", "replay")) {
-                String old = "paths: old " + request + ", " + connections;
-                String neu = "paths: new " + request + ", " + connections;
-                System.out.printf("| %d | %s | %s, %.3f / %.3f | %s, %.3f / %.3f | %s | %.2f / %.2f |%n", connections,
-                        request.equals("first") ? "first execution" : "replay from Redis",
-                        spread(old, LoadGenerator.Result::throughput, "%.0f"), p50(old), p99(old),
-                        spread(neu, LoadGenerator.Result::throughput, "%.0f"), p50(neu), p99(neu),
-                        ratioSpread(neu, old, LoadGenerator.Result::throughput),
-                        pairedRatio(old, bare, LoadGenerator.Result::throughput),
-                        pairedRatio(neu, bare, LoadGenerator.Result::throughput));
-            }
-        }
-        ToDoubleFunction<LoadGenerator.Result> serverCpu = r -> r.perRequest(Meters.Reading::serverCpuNanos);
-        System.out.printf("%n| per request | server CPU µs, old / new | ÷ bare, old / new | Redis CPU µs, old / new"
-                + " | Redis socket reads, old / new |%n| --- | --- | --- | --- | --- |%n");
-        for (int connections : PATH_CONNECTIONS) {
-            String bare = "paths: bare, " + connections;
-            System.out.printf("| bare, %d | %s | 1.00 | %s | %s |%n", connections,
-                    spread(bare, r -> micros(r, Meters.Reading::serverCpuNanos), "%.0f"),
-                    spread(bare, r -> micros(r, Meters.Reading::redisCpuNanos), "%.1f"),
-                    spread(bare, r -> r.perRequest(Meters.Reading::redisSocketReads), "%.2f"));
-            for (String request : List.of("first", "replay")) {
-                String old = "paths: old " + request + ", " + connections;
-                String neu = "paths: new " + request + ", " + connections;
-                System.out.printf("| %s, %d | %s / %s | %s / %s | %s / %s | %s / %s |%n",
-                        request.equals("first") ? "first execution" : "replay from Redis", connections,
-                        spread(old, r -> micros(r, Meters.Reading::serverCpuNanos), "%.0f"),
-                        spread(neu, r -> micros(r, Meters.Reading::serverCpuNanos), "%.0f"),
-                        ratioSpread(old, bare, serverCpu), ratioSpread(neu, bare, serverCpu),
-                        spread(old, r -> micros(r, Meters.Reading::redisCpuNanos), "%.1f"),
-                        spread(neu, r -> micros(r, Meters.Reading::redisCpuNanos), "%.1f"),
-                        spread(old, r -> r.perRequest(Meters.Reading::redisSocketReads), "%.2f"),
-                        spread(neu, r -> r.perRequest(Meters.Reading::redisSocketReads), "%.2f"));
-            }
-        }
-        String ctl = "paths: check-then-lock first, 32";
-        System.out.printf("| check-then-lock first execution, 32 | %s | %s | %s | %s |%n",
-                spread(ctl, r -> micros(r, Meters.Reading::serverCpuNanos), "%.0f"),
-                ratioSpread(ctl, "paths: bare, 32", serverCpu),
-                spread(ctl, r -> micros(r, Meters.Reading::redisCpuNanos), "%.1f"),
-                spread(ctl, r -> r.perRequest(Meters.Reading::redisSocketReads), "%.2f"));
-
-        double firstCpu = pairedRatio("paths: new first, 32", "paths: bare, 32", serverCpu);
-        double oldFirstCpu = pairedRatio("paths: old first, 32", "paths: bare, 32", serverCpu);
-        target("coalesced: server CPU added by a first execution, 32 connections (≤ 25 % of a bare request's)",
-                String.format("%.0f %% (old path, same run: %.0f %%)", 100 * (firstCpu - 1), 100 * (oldFirstCpu - 1)),
-                firstCpu <= 1.25);
-        double replayCpu = pairedRatio("paths: new replay, 32", "paths: bare, 32", serverCpu);
-        target("coalesced: server CPU of a replay from Redis ÷ a bare request's, 32 connections (≤ 1.05)",
-                String.format("%.2f (old path: %.2f)", replayCpu, pairedRatio("paths: old replay, 32", "paths: bare, 32", serverCpu)),
-                replayCpu <= 1.05);
-        double redisCpu = cost("paths: new first, 32", Meters.Reading::redisCpuNanos);
-        double ctlRedisCpu = cost(ctl, Meters.Reading::redisCpuNanos);
-        target("coalesced: Redis process CPU per first execution, 32 connections (≤ half of check-then-lock's)",
-                String.format("%.1f vs %.1f µs (old path: %.1f µs)", redisCpu / 1000, ctlRedisCpu / 1000,
-                        cost("paths: old first, 32", Meters.Reading::redisCpuNanos) / 1000), redisCpu <= ctlRedisCpu / 2);
-        double firstThroughput = pairedRatio("paths: new first, 32", "paths: bare, 32", LoadGenerator.Result::throughput);
-        double replayThroughput = pairedRatio("paths: new replay, 32", "paths: bare, 32", LoadGenerator.Result::throughput);
-        target("coalesced: ÷ bare throughput, 32 connections: first execution (≥ 0.9) / replay from Redis (≥ 0.95)",
-                String.format("%.2f / %.2f (old path: %.2f / %.2f)", firstThroughput, replayThroughput,
-                        pairedRatio("paths: old first, 32", "paths: bare, 32", LoadGenerator.Result::throughput),
-                        pairedRatio("paths: old replay, 32", "paths: bare, 32", LoadGenerator.Result::throughput)),
-                firstThroughput >= 0.9 && replayThroughput >= 0.95);
-        boolean noWorse = p50("paths: new first, 1") <= p50("paths: old first, 1") && p99("paths: new first, 1") <= p99("paths: old first, 1");
-        target("coalesced: first execution at 1 connection, p50 / p99 (no worse than the old path's, same run)",
-                String.format("%.3f / %.3f ms vs %.3f / %.3f ms", p50("paths: new first, 1"), p99("paths: new first, 1"),
-                        p50("paths: old first, 1"), p99("paths: old first, 1")), noWorse);
-        long errors = 0;
-        long requests = 0;
-        for (String request : List.of("paths: new first, 256", "paths: new replay, 256")) {
-            for (LoadGenerator.Result result : results.get(request)) {
-                errors += result.errors();
-                requests += result.requests() + result.errors();
-            }
-        }
-        target("coalesced: errors at 256 connections (0)", errors + " of " + requests + " requests", errors == 0);
-    }
-
-    /** The parts on one Payara Micro and one private Redis on loopback: throughput, round trips, memory, errors. */
     private void loopback() throws Exception {
-        try (RedisServer redis = RedisServer.start()) {
+        boolean withCluster = ONLY.contains("cluster");
+        try (RedisServer redis = RedisServer.start(); RedisCluster cluster = withCluster ? RedisCluster.start(3) : null) {
             Path directory = Files.createTempDirectory("idemkey-bench");
-            List<Path> wars = List.of(
-                    war(directory, "bench", Map.of("idempotency.redis.url", redis.url(), SLOW_LEASE, "3600")),
+            Map<String, String> onRedis = Map.of("idempotency.redis.url", redis.url(), SLOW_LEASE, "3600");
+            Map<String, String> oldPath = merged(onRedis, Map.of("idempotency.redis.coalesce", "false"));
+            List<Path> wars = new ArrayList<>(List.of(
+                    war(directory, "bench", oldPath),
                     war(directory, "bench-seeds", Map.of("idempotency.redis.url", redis.url(), "idempotency.store", "custom")),
-                    war(directory, "bench-uncached", Map.of("idempotency.redis.url", redis.url(),
-                            "idempotency.replay-cache-bytes", "0", SLOW_LEASE, "3600")));
+                    war(directory, "bench-uncached", merged(oldPath, Map.of("idempotency.replay-cache-bytes", "0"))),
+                    war(directory, "bench-coalesced", merged(onRedis, Map.of("idempotency.replay-cache-bytes", "0",
+                            "idempotency.redis.coalesce", "true")))));
+            if (withCluster) {
+                wars.add(war(directory, "bench-cluster", Map.of("idempotency.redis.mode", "cluster",
+                        "idempotency.redis.nodes", cluster.nodesProperty(), "idempotency.replay-cache-bytes", "0")));
+            }
             try (ServerProcess server = ServerProcess.startForTests(ServerProcess.Kind.PAYARA, wars)) {
                 idemkey = server.uri("bench");
                 seeds = server.uri("bench-seeds");
                 uncached = server.uri("bench-uncached");
-                warmUp(Duration.ofSeconds(5), idemkey, seeds, uncached);
-                if (ONLY.contains("throughput")) {
+                coalesced = server.uri("bench-coalesced");
+                URI onCluster = withCluster ? server.uri("bench-cluster") : null;
+                warmUp(Duration.ofSeconds(2), withCluster ? new URI[] {idemkey, seeds, uncached, coalesced, onCluster}
+                        : new URI[] {idemkey, seeds, uncached, coalesced});
+                if (List.of("throughput", "coalesce", "errors").stream().anyMatch(ONLY::contains)) {
                     try (Meters meters = new Meters(server.pid(), redis.pid(), redis.client())) {
                         load.meter(meters);
-                        throughputLatencyAndCost();
+                        throughputLatencyAndCost(onCluster);
                     } finally {
                         load.meter(null);
                     }
@@ -298,11 +217,11 @@ public final class BenchmarkRun {
                 if (ONLY.contains("roundtrips")) {
                     roundTrips(redis);
                 }
+                if (withCluster) {
+                    clusterRoundTrips(cluster, onCluster);
+                }
                 if (ONLY.contains("memory")) {
                     memory(redis);
-                }
-                if (ONLY.contains("errors")) {
-                    errorsAt256();
                 }
                 releaseHolders();
             }
@@ -315,6 +234,7 @@ public final class BenchmarkRun {
         for (URI base : deployments) {
             load.run(base.resolve("bench/bare"), BODY, 16, Duration.ZERO, each, null);
             load.run(base.resolve("bench/guarded"), BODY, 16, Duration.ZERO, each, this::uniqueKey);
+            windows = windows.plus(each.multipliedBy(2));
         }
     }
 
@@ -330,80 +250,194 @@ public final class BenchmarkRun {
         }
     }
 
+    /** The old call path's name of a request at a connection count, and the new path's. */
+    private static String first(int connections) {
+        return "first execution, " + connections;
+    }
+
+    private static String coalescedFirst(int connections) {
+        return "first execution, coalesced, " + connections;
+    }
+
+    private static String fromRedis(int connections) {
+        return "replay from Redis, " + connections;
+    }
+
+    private static String coalescedFromRedis(int connections) {
+        return "replay from Redis, coalesced, " + connections;
+    }
+
+    private static String bare(int connections) {
+        return "bare, " + connections;
+    }
+
+    private static final String CACHED_REPLAY = "replay from this instance's cache, 32";
+    private static final String CONFLICT = "conflict, 32";
+    private static final String CHECK_THEN_LOCK = "check-then-lock first execution, 32";
+    private static final String CLUSTER_FIRST = "Redis Cluster: first execution, 32";
+    private static final String CLUSTER_REPLAY = "Redis Cluster: replay from Redis, 32";
+
     /**
      * The loopback scenarios, each run {@code REPEATS} times in a different order (drift hits all of
-     * them), after an uncounted pass: throughput and latency, and what each request cost the server
-     * and Redis.
+     * them): throughput and latency, what each request cost the server and Redis, the two call
+     * paths side by side, and issue 30's targets (point 3), each with the spread of its repeats.
      */
-    private void throughputLatencyAndCost() throws Exception {
-        Supplier<String> replayed = completedKeys(idemkey);
-        Supplier<String> replayedFromRedis = completedKeys(uncached);
+    private void throughputLatencyAndCost(URI onCluster) throws Exception {
+        Supplier<String> oldReplays = completedKeys(uncached);
+        Supplier<String> newReplays = completedKeys(coalesced);
         String inProgress = holdInProgress(uncached);
-        List<Scenario> scenarios = List.of(
-                Scenario.of("bare, 32", idemkey.resolve("bench/bare"), 32, null),
-                Scenario.of("idempotent, 32", idemkey.resolve("bench/guarded"), 32, this::uniqueKey),
-                Scenario.of("replay, 32", idemkey.resolve("bench/guarded"), 32, replayed),
-                Scenario.of("replay from Redis, 32", uncached.resolve("bench/guarded"), 32, replayedFromRedis),
-                Scenario.conflict("conflict, 32", uncached.resolve("guarded/slow?millis=" + HOLD_MILLIS), 32, inProgress),
-                Scenario.of("check-then-lock, 32", seeds.resolve("bench/guarded"), 32, this::uniqueKey),
-                Scenario.of("bare, 1", idemkey.resolve("bench/bare"), 1, null),
-                Scenario.of("idempotent, 1", idemkey.resolve("bench/guarded"), 1, this::uniqueKey),
-                Scenario.of("check-then-lock, 1", seeds.resolve("bench/guarded"), 1, this::uniqueKey));
-        runRepeatedly("loopback", scenarios, REPEATS, Duration.ofSeconds(3), WARM_UP, MEASURED);
-
-        System.out.printf("%n| scenario (connections) | throughput (req/s) | p50 (ms) | p99 (ms) | ÷ bare |%n"
-                + "| --- | --- | --- | --- | --- |%n");
-        for (Scenario scenario : scenarios) {
-            String bare = scenario.connections() == 1 ? "bare, 1" : "bare, 32";
-            System.out.printf("| %s | %s | %s | %s | %s |%n", scenario.name(), spread(scenario.name(), LoadGenerator.Result::throughput, "%.0f"),
-                    spread(scenario.name(), LoadGenerator.Result::p50Millis, "%.3f"),
-                    spread(scenario.name(), LoadGenerator.Result::p99Millis, "%.3f"),
-                    ratioSpread(scenario.name(), bare, LoadGenerator.Result::throughput));
+        List<Scenario> scenarios = new ArrayList<>();
+        for (int connections : PATH_CONNECTIONS) {
+            scenarios.add(Scenario.of(bare(connections), idemkey.resolve("bench/bare"), connections, null));
+            scenarios.add(Scenario.of(first(connections), uncached.resolve("bench/guarded"), connections, this::uniqueKey));
+            scenarios.add(Scenario.of(coalescedFirst(connections), coalesced.resolve("bench/guarded"), connections, this::uniqueKey));
+            scenarios.add(Scenario.of(fromRedis(connections), uncached.resolve("bench/guarded"), connections, oldReplays));
+            scenarios.add(Scenario.of(coalescedFromRedis(connections), coalesced.resolve("bench/guarded"), connections, newReplays));
+            if (connections == 32) {
+                scenarios.add(Scenario.of(CACHED_REPLAY, idemkey.resolve("bench/guarded"), 32, completedKeys(idemkey)));
+                scenarios.add(Scenario.conflict(CONFLICT, uncached.resolve("guarded/slow?millis=" + HOLD_MILLIS), 32, inProgress));
+                scenarios.add(Scenario.of(CHECK_THEN_LOCK, seeds.resolve("bench/guarded"), 32, this::uniqueKey));
+            }
         }
-        System.out.printf("%n| scenario, 32 connections | server CPU (µs/request) | ÷ bare | server allocations (KB/request)"
-                + " | Redis CPU (µs/request) | Redis command time (µs/request) |%n| --- | --- | --- | --- | --- | --- |%n");
-        for (Scenario scenario : scenarios.subList(0, 6)) {
+        if (onCluster != null) {
+            scenarios.add(Scenario.of(CLUSTER_FIRST, onCluster.resolve("bench/guarded"), 32, this::uniqueKey));
+            scenarios.add(Scenario.of(CLUSTER_REPLAY, onCluster.resolve("bench/guarded"), 32, completedKeys(onCluster)));
+        }
+        runRepeatedly("loopback", scenarios, REPEATS, PASS, WARM_UP, MEASURED);
+
+        System.out.printf("%n| scenario (connections; old call path unless \"coalesced\") | throughput (req/s) | p50 (ms) | p99 (ms)"
+                + " | ÷ bare |%n| --- | --- | --- | --- | --- |%n");
+        for (Scenario scenario : scenarios) {
             String name = scenario.name();
-            System.out.printf("| %s | %s | %s | %s | %s | %s |%n", name, spread(name, r -> micros(r, Meters.Reading::serverCpuNanos), "%.0f"),
-                    ratioSpread(name, "bare, 32", r -> r.perRequest(Meters.Reading::serverCpuNanos)),
+            System.out.printf("| %s | %s | %s | %s | %s |%n", name, spread(name, LoadGenerator.Result::throughput, "%.0f"),
+                    spread(name, LoadGenerator.Result::p50Millis, "%.3f"), spread(name, LoadGenerator.Result::p99Millis, "%.3f"),
+                    ratioSpread(name, bare(scenario.connections()), LoadGenerator.Result::throughput));
+        }
+        ToDoubleFunction<LoadGenerator.Result> serverCpu = r -> r.perRequest(Meters.Reading::serverCpuNanos);
+        System.out.printf("%n| per request (connections) | server CPU (µs) | ÷ bare | server allocations (KB) | Redis CPU (µs)"
+                + " | Redis command time (µs) | Redis socket reads |%n| --- | --- | --- | --- | --- | --- | --- |%n");
+        for (Scenario scenario : scenarios) {
+            String name = scenario.name();
+            if (name.startsWith("Redis Cluster")) {
+                continue; // its Redis processes are not the one measured
+            }
+            System.out.printf("| %s | %s | %s | %s | %s | %s | %s |%n", name, spread(name, r -> micros(r, Meters.Reading::serverCpuNanos), "%.0f"),
+                    ratioSpread(name, bare(scenario.connections()), serverCpu),
                     spread(name, r -> r.perRequest(Meters.Reading::serverAllocatedBytes) / 1024, "%.1f"),
                     spread(name, r -> micros(r, Meters.Reading::redisCpuNanos), "%.1f"),
-                    spread(name, r -> r.perRequest(Meters.Reading::redisCommandMicros), "%.2f"));
+                    spread(name, r -> r.perRequest(Meters.Reading::redisCommandMicros), "%.2f"),
+                    spread(name, r -> r.perRequest(Meters.Reading::redisSocketReads), "%.2f"));
         }
+        printPaths();
+        pathTargets();
 
+        note("replay from this instance's cache, 32 connections: server CPU and throughput ÷ a bare request's",
+                ratioSpread(CACHED_REPLAY, bare(32), serverCpu) + " / " + ratioSpread(CACHED_REPLAY, bare(32), LoadGenerator.Result::throughput));
+        note("Idemkey ahead of check-then-lock: first executions per second, 32 connections, old / new path vs check-then-lock",
+                String.format("%.0f / %.0f vs %.0f req/s; Redis command time %.2f / %.2f vs %.2f µs", throughput(first(32)),
+                        throughput(coalescedFirst(32)), throughput(CHECK_THEN_LOCK), cost(first(32), Meters.Reading::redisCommandMicros),
+                        cost(coalescedFirst(32), Meters.Reading::redisCommandMicros), cost(CHECK_THEN_LOCK, Meters.Reading::redisCommandMicros)));
+        if (onCluster != null) {
+            note("Redis Cluster (3 + 3 on this machine): first execution / replay from Redis, 32 connections",
+                    String.format("%s / %s req/s, p99 %.3f / %.3f ms; one Redis, same run: %.0f / %.0f req/s",
+                            spread(CLUSTER_FIRST, LoadGenerator.Result::throughput, "%.0f"),
+                            spread(CLUSTER_REPLAY, LoadGenerator.Result::throughput, "%.0f"), p99(CLUSTER_FIRST), p99(CLUSTER_REPLAY),
+                            throughput(first(32)), throughput(fromRedis(32))));
+        }
+    }
+
+    /** The two call paths side by side at each connection count: the old path is the baseline, in the same run. */
+    private void printPaths() {
+        System.out.printf("%n| connections | request | old path: req/s, p50 / p99 ms | new path (coalesced): req/s, p50 / p99 ms"
+                + " | new ÷ old: throughput / p50 / p99 | ÷ bare throughput, old / new |%n| --- | --- | --- | --- | --- | --- |%n");
+        for (int connections : PATH_CONNECTIONS) {
+            for (String request : List.of("first execution", "replay from Redis")) {
+                String old = request.equals("first execution") ? first(connections) : fromRedis(connections);
+                String neu = request.equals("first execution") ? coalescedFirst(connections) : coalescedFromRedis(connections);
+                System.out.printf("| %d | %s | %s, %.3f / %.3f | %s, %.3f / %.3f | %s / %s / %s | %s / %s |%n", connections, request,
+                        spread(old, LoadGenerator.Result::throughput, "%.0f"), p50(old), p99(old),
+                        spread(neu, LoadGenerator.Result::throughput, "%.0f"), p50(neu), p99(neu),
+                        ratioSpread(neu, old, LoadGenerator.Result::throughput), ratioSpread(neu, old, LoadGenerator.Result::p50Millis),
+                        ratioSpread(neu, old, LoadGenerator.Result::p99Millis),
+                        ratioSpread(old, bare(connections), LoadGenerator.Result::throughput),
+                        ratioSpread(neu, bare(connections), LoadGenerator.Result::throughput));
+            }
+        }
+    }
+
+    /**
+     * Issue 30's targets (point 3), each on the new path with the spread of the run's repeats (every
+     * ratio taken within a repeat, then the median and range of the three) and the old path's
+     * figure, same run, beside it.
+     */
+    private void pathTargets() {
         ToDoubleFunction<LoadGenerator.Result> serverCpu = r -> r.perRequest(Meters.Reading::serverCpuNanos);
-        double bareCpu = cost("bare, 32", Meters.Reading::serverCpuNanos);
-        double firstCpu = pairedRatio("idempotent, 32", "bare, 32", serverCpu);
-        target("server CPU added by a first execution (≤ 25 % of a bare request's)",
-                String.format("%.0f %% (%.0f vs %.0f µs; the median of each run's ratio)", 100 * (firstCpu - 1),
-                        cost("idempotent, 32", Meters.Reading::serverCpuNanos) / 1000, bareCpu / 1000),
-                firstCpu <= 1.25);
-        double replayCpu = pairedRatio("replay, 32", "bare, 32", serverCpu);
-        double replayRedisCpu = pairedRatio("replay from Redis, 32", "bare, 32", serverCpu);
-        target("server CPU of a replay ÷ a bare request's, cached / from Redis (≤ 1)",
-                String.format("%.2f / %.2f (%.0f / %.0f µs, bare %.0f µs)", replayCpu, replayRedisCpu,
-                        cost("replay, 32", Meters.Reading::serverCpuNanos) / 1000,
-                        cost("replay from Redis, 32", Meters.Reading::serverCpuNanos) / 1000, bareCpu / 1000),
-                replayCpu <= 1 && replayRedisCpu <= 1);
-        double idemkeyCommands = cost("idempotent, 32", Meters.Reading::redisCommandMicros);
-        double seedCommands = cost("check-then-lock, 32", Meters.Reading::redisCommandMicros);
-        target("Redis command time per first execution (≤ check-then-lock's three commands)",
-                String.format("%.2f vs %.2f µs (Redis process CPU: %.1f vs %.1f µs)", idemkeyCommands, seedCommands,
-                        cost("idempotent, 32", Meters.Reading::redisCpuNanos) / 1000,
-                        cost("check-then-lock, 32", Meters.Reading::redisCpuNanos) / 1000),
-                idemkeyCommands <= seedCommands);
-        double idempotentRatio = pairedRatio("idempotent, 32", "bare, 32", LoadGenerator.Result::throughput);
-        target("idempotent ÷ bare throughput, 32 connections (≥ 0.85)",
-                String.format("%.2f (%.0f / %.0f req/s)", idempotentRatio, throughput("idempotent, 32"), throughput("bare, 32")),
-                idempotentRatio >= 0.85);
-        double replayRatio = pairedRatio("replay, 32", "bare, 32", LoadGenerator.Result::throughput);
-        double replayRedisRatio = pairedRatio("replay from Redis, 32", "bare, 32", LoadGenerator.Result::throughput);
-        target("replay ÷ bare throughput, 32 connections: cached / from Redis (≥ 1.0)",
-                String.format("%.2f / %.2f", replayRatio, replayRedisRatio), replayRatio >= 1.0 && replayRedisRatio >= 1.0);
-        target("Idemkey ahead of check-then-lock: throughput, 32 connections; p99, 1 connection",
-                String.format("%.0f vs %.0f req/s; %.3f vs %.3f ms", throughput("idempotent, 32"), throughput("check-then-lock, 32"),
-                        p99("idempotent, 1"), p99("check-then-lock, 1")),
-                throughput("idempotent, 32") > throughput("check-then-lock, 32") && p99("idempotent, 1") < p99("check-then-lock, 1"));
+        ToDoubleFunction<LoadGenerator.Result> redisCpu = r -> r.perRequest(Meters.Reading::redisCpuNanos);
+        double firstCpu = pairedRatio(coalescedFirst(32), bare(32), serverCpu);
+        goal("server CPU of a first execution ÷ a bare request's, 32 connections (≤ 1.25: ≤ 25 % added)",
+                String.format("%s (%.0f vs %.0f µs); old path %s", ratioSpread(coalescedFirst(32), bare(32), serverCpu),
+                        cost(coalescedFirst(32), Meters.Reading::serverCpuNanos) / 1000, cost(bare(32), Meters.Reading::serverCpuNanos) / 1000,
+                        ratioSpread(first(32), bare(32), serverCpu)), firstCpu <= 1.25);
+        double replayCpu = pairedRatio(coalescedFromRedis(32), bare(32), serverCpu);
+        goal("server CPU of a replay from Redis ÷ a bare request's, 32 connections (≤ 1.05)",
+                String.format("%s; old path %s", ratioSpread(coalescedFromRedis(32), bare(32), serverCpu),
+                        ratioSpread(fromRedis(32), bare(32), serverCpu)), replayCpu <= 1.05);
+        double redisShare = pairedRatio(coalescedFirst(32), CHECK_THEN_LOCK, redisCpu);
+        goal("Redis process CPU per first execution ÷ check-then-lock's, 32 connections (≤ 0.5)",
+                String.format("%s (%.1f vs %.1f µs); old path %s (%.1f µs)", ratioSpread(coalescedFirst(32), CHECK_THEN_LOCK, redisCpu),
+                        cost(coalescedFirst(32), Meters.Reading::redisCpuNanos) / 1000, cost(CHECK_THEN_LOCK, Meters.Reading::redisCpuNanos) / 1000,
+                        ratioSpread(first(32), CHECK_THEN_LOCK, redisCpu), cost(first(32), Meters.Reading::redisCpuNanos) / 1000),
+                redisShare <= 0.5);
+        double firstThroughput = pairedRatio(coalescedFirst(32), bare(32), LoadGenerator.Result::throughput);
+        goal("first execution ÷ bare throughput, 32 connections (≥ 0.9)",
+                String.format("%s (%.0f vs %.0f req/s); old path %s", ratioSpread(coalescedFirst(32), bare(32), LoadGenerator.Result::throughput),
+                        throughput(coalescedFirst(32)), throughput(bare(32)), ratioSpread(first(32), bare(32), LoadGenerator.Result::throughput)),
+                firstThroughput >= 0.9);
+        double replayThroughput = pairedRatio(coalescedFromRedis(32), bare(32), LoadGenerator.Result::throughput);
+        goal("replay from Redis ÷ bare throughput, 32 connections (≥ 0.95)",
+                String.format("%s; old path %s", ratioSpread(coalescedFromRedis(32), bare(32), LoadGenerator.Result::throughput),
+                        ratioSpread(fromRedis(32), bare(32), LoadGenerator.Result::throughput)), replayThroughput >= 0.95);
+        for (String request : List.of("first execution", "replay from Redis")) {
+            String old = request.equals("first execution") ? first(1) : fromRedis(1);
+            String neu = request.equals("first execution") ? coalescedFirst(1) : coalescedFromRedis(1);
+            double p50 = pairedRatio(neu, old, LoadGenerator.Result::p50Millis);
+            double p99 = pairedRatio(neu, old, LoadGenerator.Result::p99Millis);
+            goal(request + " at 1 connection, new ÷ old path p50 / p99 (≤ 1: no worse than the old path, same run)",
+                    String.format("%s / %s (%.3f / %.3f vs %.3f / %.3f ms)", ratioSpread(neu, old, LoadGenerator.Result::p50Millis),
+                            ratioSpread(neu, old, LoadGenerator.Result::p99Millis), p50(neu), p99(neu), p50(old), p99(old)),
+                    p50 <= 1 && p99 <= 1);
+        }
+        long[] newErrors = errors(coalescedFirst(256), coalescedFromRedis(256));
+        long[] oldErrors = errors(first(256), fromRedis(256));
+        goal("errors at 256 connections, first executions and replays from Redis (0)",
+                String.format("%d of %d requests (per repeat: %s); old path %d of %d", newErrors[0], newErrors[1],
+                        perRepeat(coalescedFirst(256), coalescedFromRedis(256)), oldErrors[0], oldErrors[1]),
+                newErrors[0] == 0);
+    }
+
+    /** {errors, requests} over every repeat of the scenarios. */
+    private long[] errors(String... scenarios) {
+        long[] counts = new long[2];
+        for (String scenario : scenarios) {
+            for (LoadGenerator.Result result : results.get(scenario)) {
+                counts[0] += result.errors();
+                counts[1] += result.requests() + result.errors();
+            }
+        }
+        return counts;
+    }
+
+    /** Errors of each repeat of the scenarios together: {@code 0, 0, 0}. */
+    private String perRepeat(String... scenarios) {
+        List<String> counts = new ArrayList<>();
+        for (int repeat = 0; repeat < results.get(scenarios[0]).size(); repeat++) {
+            long errors = 0;
+            for (String scenario : scenarios) {
+                errors += results.get(scenario).get(repeat).errors();
+            }
+            counts.add(Long.toString(errors));
+        }
+        return String.join(", ", counts);
     }
 
     /**
@@ -451,6 +485,10 @@ public final class BenchmarkRun {
     }
 
     private void measure(Scenario scenario, Duration warmUp, Duration measured) {
+        if (scenario.connections() >= 256) {
+            warmUp = warmUp.multipliedBy(2);
+        }
+        windows = windows.plus(warmUp).plus(measured);
         LoadGenerator.Result result;
         try {
             result = scenario.expectedStatus() == 0
@@ -467,13 +505,19 @@ public final class BenchmarkRun {
         results.computeIfAbsent(scenario.name(), s -> new ArrayList<>()).add(result);
     }
 
-    /** 1,000 keys completed on this deployment, handed out in turn, round and round. */
-    private Supplier<String> completedKeys(URI deployment) {
-        List<String> completed = new ArrayList<>();
-        for (int i = 0; i < 1000; i++) {
+    /**
+     * 1,000 keys completed on this deployment (sent on 8 connections at once, each key once), handed
+     * out in turn, round and round.
+     */
+    private Supplier<String> completedKeys(URI deployment) throws Exception {
+        List<String> completed = Collections.synchronizedList(new ArrayList<>());
+        LoadGenerator.Result sent = load.run(deployment.resolve("bench/guarded"), BODY, 8, Duration.ZERO, Duration.ofMinutes(5), () -> {
             String key = uniqueKey();
-            post(deployment.resolve("bench/guarded"), key);
             completed.add(key);
+            return key;
+        }, 1000);
+        if (sent.errors() > 0) {
+            throw new IllegalStateException(sent.errors() + " of 1,000 keys not completed on " + deployment);
         }
         AtomicInteger next = new AtomicInteger();
         return () -> completed.get(Math.floorMod(next.getAndIncrement(), completed.size()));
@@ -557,45 +601,61 @@ public final class BenchmarkRun {
         table.put(figure, measured + " | –");
     }
 
-    /** Client commands Redis received (MONITOR, not counting those the Lua scripts run inside). */
+    /** An issue 30 target (point 3): its own table, printed last. */
+    private void goal(String figure, String measured, boolean met) {
+        goals.put(figure, measured + " | " + (met ? "met" : "not met"));
+    }
+
+    /** Logical round trips (client commands Redis received: MONITOR, not those the Lua scripts run inside), on both call paths. */
     private void roundTrips(RedisServer redis) throws Exception {
         try (RedisMonitor monitor = RedisMonitor.start(redis)) {
-            String key = uniqueKey();
-            post(uncached.resolve("bench/guarded"), key);
-            int first = monitor.takeClientCommands().size();
-            post(uncached.resolve("bench/guarded"), key);
-            int replay = monitor.takeClientCommands().size();
+            int[] old = roundTrips(monitor, uncached);
+            int[] neu = roundTrips(monitor, coalesced);
             String cachedKey = uniqueKey();
             post(idemkey.resolve("bench/guarded"), cachedKey);
             monitor.takeClientCommands();
             post(idemkey.resolve("bench/guarded"), cachedKey);
             int cachedReplay = monitor.takeClientCommands().size();
-            String slow = uniqueKey();
-            CompletableFuture<Void> running = CompletableFuture.runAsync(() -> post(uncached.resolve("guarded/slow?millis=500"), slow));
-            Thread.sleep(200);
-            monitor.takeClientCommands();
-            post(uncached.resolve("guarded/slow?millis=500"), slow);
-            int conflict = monitor.takeClientCommands().size();
-            running.get();
             String seedKey = uniqueKey();
             monitor.takeClientCommands();
             post(seeds.resolve("bench/guarded"), seedKey);
             int seedFirst = monitor.takeClientCommands().size();
-            target("round trips: first / replay / conflict (2 / 1 / 1)",
-                    first + " / " + replay + " / " + conflict + " (a replay this instance has seen: " + cachedReplay
-                            + "; check-then-lock's first execution: " + seedFirst + ")",
-                    first == 2 && replay == 1 && conflict == 1);
+            goal("logical round trips per request: first / replay / conflict (2 / 1 / 1)",
+                    String.format("%d / %d / %d; old path %d / %d / %d (a replay this instance has seen: %d;"
+                            + " check-then-lock's first execution: %d)", neu[0], neu[1], neu[2], old[0], old[1], old[2], cachedReplay, seedFirst),
+                    neu[0] == 2 && neu[1] == 1 && neu[2] == 1 && old[0] == 2 && old[1] == 1 && old[2] == 1);
         }
     }
 
+    /** {first execution, replay, conflict}: client commands each sent to Redis through this deployment. */
+    private int[] roundTrips(RedisMonitor monitor, URI deployment) throws Exception {
+        monitor.takeClientCommands();
+        String key = uniqueKey();
+        post(deployment.resolve("bench/guarded"), key);
+        int first = monitor.takeClientCommands().size();
+        post(deployment.resolve("bench/guarded"), key);
+        int replay = monitor.takeClientCommands().size();
+        String slow = uniqueKey();
+        CompletableFuture<Void> running = CompletableFuture.runAsync(() -> post(deployment.resolve("guarded/slow?millis=500"), slow));
+        Thread.sleep(200);
+        monitor.takeClientCommands();
+        post(deployment.resolve("guarded/slow?millis=500"), slow);
+        int conflict = monitor.takeClientCommands().size();
+        running.get();
+        return new int[] {first, replay, conflict};
+    }
+
     /**
-     * The same scenarios at one connection with Redis, PostgreSQL and MariaDB one network hop away (a
-     * network namespace of the benchmark's own, {@link DelayedLink}), at 0, 0.25 and 1 ms one way:
-     * what a round trip costs each pattern. Seed 003's SQL pattern beside Idemkey's JDBC store, on
-     * both databases (MariaDB's through a second Payara Micro, whose DataSource leads there).
+     * The same scenarios at one connection with Redis and PostgreSQL (and with {@code mariadb} in
+     * {@code bench.only}, MariaDB) one network hop away (a network namespace of the benchmark's own,
+     * {@link DelayedLink}), at 0, 0.25 and 1 ms one way: what a round trip costs each pattern. Seed
+     * 003's SQL pattern beside Idemkey's JDBC store (MariaDB's through a second Payara Micro, whose
+     * DataSource leads there). No row for a replay from the instance's cache (no round trip: the
+     * bare row) nor for a conflict (one round trip, as a replay from Redis: that row).
      */
     private void network() throws Exception {
         Path directory = Files.createTempDirectory("idemkey-bench-network");
+        boolean withMariaDb = ONLY.contains("mariadb");
         try (DelayedLink link = DelayedLink.open(directory)) {
             System.out.println("network: " + link.description());
             if (!link.available()) {
@@ -604,78 +664,69 @@ public final class BenchmarkRun {
             }
             Host far = link.far();
             try (RedisServer redis = RedisServer.startOn(far); PostgresServer postgres = PostgresServer.startDurableOn(far);
-                 MariaDbServer mariadb = MariaDbServer.startDurableOn(far)) {
+                 MariaDbServer mariadb = withMariaDb ? MariaDbServer.startDurableOn(far) : null) {
                 Map<String, String> onRedis = Map.of("idempotency.redis.url", redis.url(), SLOW_LEASE, "3600");
                 Map<String, String> onJdbc = Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey",
                         "idempotency.replay-cache-bytes", "0");
-                Path seed003 = directory.resolve("net-seed003.war");
-                Deployments.guardedApp("net-seed003", Map.of("idempotency.store", "custom", "bench.seed003.datasource", "jdbc/idemkey",
-                                "idempotency.replay-cache-bytes", "0"))
-                        .deleteClass(CheckThenLockStore.class).addClass(Seed003Store.class)
-                        .as(ZipExporter.class).exportTo(seed003.toFile(), true);
-                Path seed003OnMariaDb = directory.resolve("net-seed003-mariadb.war");
-                Deployments.guardedApp("net-seed003-mariadb", Map.of("idempotency.store", "custom",
-                                "bench.seed003.datasource", "jdbc/idemkey", "idempotency.replay-cache-bytes", "0"))
-                        .deleteClass(CheckThenLockStore.class).addClass(Seed003Store.class)
-                        .as(ZipExporter.class).exportTo(seed003OnMariaDb.toFile(), true);
-                List<Path> onMariaDb = List.of(war(directory, "net-jdbc-mariadb", onJdbc), seed003OnMariaDb);
-                List<Path> wars = List.of(war(directory, "net", onRedis),
-                        war(directory, "net-uncached", merged(onRedis, Map.of("idempotency.replay-cache-bytes", "0"))),
+                List<Path> wars = List.of(war(directory, "net-uncached", merged(onRedis, Map.of("idempotency.replay-cache-bytes", "0"))),
                         war(directory, "net-seeds", merged(onRedis, Map.of("idempotency.store", "custom"))),
-                        war(directory, "net-jdbc", onJdbc), seed003);
+                        war(directory, "net-jdbc", onJdbc), seed003War(directory, "net-seed003"));
+                List<Path> onMariaDb = List.of(war(directory, "net-jdbc-mariadb", onJdbc), seed003War(directory, "net-seed003-mariadb"));
                 try (ServerProcess server = ServerProcess.startForTestsWithPostgres(ServerProcess.Kind.PAYARA, wars,
                         ServerProcess.freePort(), postgres);
-                     ServerProcess second = ServerProcess.startForTestsWithDatabase(ServerProcess.Kind.PAYARA, onMariaDb,
-                             ServerProcess.freePort(), mariadb)) {
-                    URI net = server.uri("net");
-                    URI netJdbcMariaDb = second.uri("net-jdbc-mariadb");
-                    URI netSeed003MariaDb = second.uri("net-seed003-mariadb");
+                     ServerProcess second = withMariaDb ? ServerProcess.startForTestsWithDatabase(ServerProcess.Kind.PAYARA, onMariaDb,
+                             ServerProcess.freePort(), mariadb) : null) {
                     URI netUncached = server.uri("net-uncached");
                     URI netSeeds = server.uri("net-seeds");
                     URI netJdbc = server.uri("net-jdbc");
                     URI netSeed003 = server.uri("net-seed003");
-                    warmUp(Duration.ofSeconds(2), net, netUncached, netSeeds, netJdbc, netSeed003, netJdbcMariaDb, netSeed003MariaDb);
-                    Supplier<String> cached = completedKeys(net);
+                    List<URI> deployments = new ArrayList<>(List.of(netUncached, netSeeds, netJdbc, netSeed003));
+                    if (second != null) {
+                        deployments.add(second.uri("net-jdbc-mariadb"));
+                        deployments.add(second.uri("net-seed003-mariadb"));
+                    }
+                    warmUp(Duration.ofSeconds(2), deployments.toArray(URI[]::new));
+                    Map<String, Function<String, Scenario>> rows = new LinkedHashMap<>();
+                    rows.put("bare", name -> Scenario.of(name, netUncached.resolve("bench/bare"), 1, null));
+                    rows.put("Idemkey first execution", name -> Scenario.of(name, netUncached.resolve("bench/guarded"), 1, this::uniqueKey));
                     Supplier<String> fromRedis = completedKeys(netUncached);
-                    Supplier<String> fromJdbc = completedKeys(netJdbc);
-                    Supplier<String> fromSeed003 = completedKeys(netSeed003);
-                    Supplier<String> fromJdbcMariaDb = completedKeys(netJdbcMariaDb);
-                    Supplier<String> fromSeed003MariaDb = completedKeys(netSeed003MariaDb);
-                    String inProgress = holdInProgress(netUncached);
+                    rows.put("Idemkey replay from Redis", name -> Scenario.of(name, netUncached.resolve("bench/guarded"), 1, fromRedis));
+                    rows.put("check-then-lock first execution", name -> Scenario.of(name, netSeeds.resolve("bench/guarded"), 1, this::uniqueKey));
+                    List<String> databases = second == null ? List.of("") : List.of("", ", MariaDB");
+                    for (String on : databases) {
+                        URI jdbc = on.isEmpty() ? netJdbc : second.uri("net-jdbc-mariadb");
+                        URI seed = on.isEmpty() ? netSeed003 : second.uri("net-seed003-mariadb");
+                        Supplier<String> fromJdbc = completedKeys(jdbc);
+                        Supplier<String> fromSeed003 = completedKeys(seed);
+                        rows.put("Idemkey JDBC first execution" + on, name -> Scenario.of(name, jdbc.resolve("bench/guarded"), 1, this::uniqueKey));
+                        rows.put("Idemkey JDBC replay" + on, name -> Scenario.of(name, jdbc.resolve("bench/guarded"), 1, fromJdbc));
+                        rows.put("seed 003 first execution" + on, name -> Scenario.of(name, seed.resolve("bench/guarded"), 1, this::uniqueKey));
+                        rows.put("seed 003 replay" + on, name -> Scenario.of(name, seed.resolve("bench/guarded"), 1, fromSeed003));
+                    }
                     Map<Duration, Double> roundTrips = new LinkedHashMap<>();
-                    List<String> names = List.of("bare", "Idemkey first execution", "Idemkey replay, cached", "Idemkey replay from Redis",
-                            "Idemkey conflict", "check-then-lock first execution", "Idemkey JDBC first execution",
-                            "Idemkey JDBC replay", "seed 003 first execution", "seed 003 replay",
-                            "Idemkey JDBC first execution, MariaDB", "Idemkey JDBC replay, MariaDB",
-                            "seed 003 first execution, MariaDB", "seed 003 replay, MariaDB");
                     for (Duration delay : ONE_WAY_DELAYS) {
                         link.delay(delay);
                         roundTrips.put(delay, redisRoundTripMillis(redis));
                         String at = " @" + label(delay);
-                        List<Scenario> scenarios = List.of(
-                                Scenario.of(names.get(0) + at, net.resolve("bench/bare"), 1, null),
-                                Scenario.of(names.get(1) + at, net.resolve("bench/guarded"), 1, this::uniqueKey),
-                                Scenario.of(names.get(2) + at, net.resolve("bench/guarded"), 1, cached),
-                                Scenario.of(names.get(3) + at, netUncached.resolve("bench/guarded"), 1, fromRedis),
-                                Scenario.conflict(names.get(4) + at, netUncached.resolve("guarded/slow?millis=" + HOLD_MILLIS), 1,
-                                        inProgress),
-                                Scenario.of(names.get(5) + at, netSeeds.resolve("bench/guarded"), 1, this::uniqueKey),
-                                Scenario.of(names.get(6) + at, netJdbc.resolve("bench/guarded"), 1, this::uniqueKey),
-                                Scenario.of(names.get(7) + at, netJdbc.resolve("bench/guarded"), 1, fromJdbc),
-                                Scenario.of(names.get(8) + at, netSeed003.resolve("bench/guarded"), 1, this::uniqueKey),
-                                Scenario.of(names.get(9) + at, netSeed003.resolve("bench/guarded"), 1, fromSeed003),
-                                Scenario.of(names.get(10) + at, netJdbcMariaDb.resolve("bench/guarded"), 1, this::uniqueKey),
-                                Scenario.of(names.get(11) + at, netJdbcMariaDb.resolve("bench/guarded"), 1, fromJdbcMariaDb),
-                                Scenario.of(names.get(12) + at, netSeed003MariaDb.resolve("bench/guarded"), 1, this::uniqueKey),
-                                Scenario.of(names.get(13) + at, netSeed003MariaDb.resolve("bench/guarded"), 1, fromSeed003MariaDb));
+                        List<Scenario> scenarios = rows.entrySet().stream().map(row -> row.getValue().apply(row.getKey() + at)).toList();
                         runRepeatedly("network " + label(delay) + " one way", scenarios, NETWORK_REPEATS, Duration.ZERO, WARM_UP,
                                 NETWORK_MEASURED);
                     }
                     releaseHolders();
-                    printNetworkTable(link, names, roundTrips);
+                    printNetworkTable(link, List.copyOf(rows.keySet()), roundTrips);
                 }
             }
         }
+    }
+
+    /** A deployment whose store is seed 003's SQL pattern ({@link Seed003Store}) on {@code jdbc/idemkey}, replay cache off. */
+    private static Path seed003War(Path directory, String name) {
+        Path file = directory.resolve(name + ".war");
+        Deployments.guardedApp(name, Map.of("idempotency.store", "custom", "bench.seed003.datasource", "jdbc/idemkey",
+                        "idempotency.replay-cache-bytes", "0"))
+                .deleteClass(CheckThenLockStore.class).addClass(Seed003Store.class)
+                .as(ZipExporter.class).exportTo(file.toFile(), true);
+        return file;
     }
 
     private void printNetworkTable(DelayedLink link, List<String> names, Map<Duration, Double> roundTrips) {
@@ -705,6 +756,19 @@ public final class BenchmarkRun {
                 first <= bare + 2 * roundTrip + 0.2);
         target("check-then-lock's first execution p50, same round trip (≥ 1 round trip slower than Idemkey's)",
                 String.format("%.3f ms, %.3f ms slower", seed, seed - first), seed - first >= roundTrip);
+        for (String request : List.of("first execution", "replay")) {
+            StringBuilder cells = new StringBuilder();
+            boolean ahead = true;
+            for (Duration delay : roundTrips.keySet()) {
+                String idemkeyJdbc = "Idemkey JDBC " + request + " @" + label(delay);
+                String seed003 = "seed 003 " + request + " @" + label(delay);
+                cells.append(cells.length() == 0 ? "" : "; ").append(String.format("%s: %.3f vs %.3f ms", label(delay), p50(idemkeyJdbc),
+                        p50(seed003)));
+                ahead &= p50(idemkeyJdbc) <= p50(seed003);
+            }
+            target("JDBC " + request + " p50 at one connection, Idemkey vs seed 003, 0 / 0.25 / 1 ms one way (Idemkey ahead)",
+                    cells.toString(), ahead);
+        }
     }
 
     /**
@@ -731,58 +795,28 @@ public final class BenchmarkRun {
     }
 
     /**
-     * The same first executions and replays from Redis (replay cache off) against a Redis Cluster of
-     * 3 masters + 3 replicas on the same loopback, beside the one-Redis figures of this run; and the
-     * round trips, counted on every master. Six redis-server processes share the machine's cores
-     * with the server and the load: the figure says what the cluster costs here, not what it gains
-     * on separate hosts.
+     * Round trips on a Redis Cluster of 3 masters + 3 replicas on the same loopback (its throughput
+     * rows are loopback scenarios), counted on every master.
      */
-    private void cluster() throws Exception {
-        System.out.println("Redis Cluster: 3 masters + 3 replicas on loopback, Payara Micro ...");
-        try (RedisCluster cluster = RedisCluster.start(3)) {
-            Path directory = Files.createTempDirectory("idemkey-bench-cluster");
-            Path war = war(directory, "bench-cluster", Map.of("idempotency.redis.mode", "cluster",
-                    "idempotency.redis.nodes", cluster.nodesProperty(), "idempotency.replay-cache-bytes", "0"));
-            try (ServerProcess server = ServerProcess.startForTests(ServerProcess.Kind.PAYARA, List.of(war))) {
-                URI onCluster = server.uri("bench-cluster");
-                load.run(onCluster.resolve("bench/guarded"), BODY, 16, Duration.ZERO, Duration.ofSeconds(5), this::uniqueKey);
-                Supplier<String> replayed = completedKeys(onCluster);
-                for (int repeat = 1; repeat <= REPEATS; repeat++) {
-                    System.out.printf("cluster run %d of %d ...%n", repeat, REPEATS);
-                    measure(Scenario.of("cluster: idempotent, 32", onCluster.resolve("bench/guarded"), 32, this::uniqueKey),
-                            WARM_UP, MEASURED);
-                    measure(Scenario.of("cluster: replay from Redis, 32", onCluster.resolve("bench/guarded"), 32, replayed),
-                            WARM_UP, MEASURED);
-                }
-                String standalone = results.containsKey("idempotent, 32")
-                        ? String.format("; one Redis, same run: %.0f / %.0f req/s", throughput("idempotent, 32"),
-                                throughput("replay from Redis, 32"))
-                        : "";
-                note("Redis Cluster (3 + 3 on this machine): first execution / replay from Redis, 32 connections",
-                        String.format("%s / %s req/s, p99 %.3f / %.3f ms%s",
-                                spread("cluster: idempotent, 32", LoadGenerator.Result::throughput, "%.0f"),
-                                spread("cluster: replay from Redis, 32", LoadGenerator.Result::throughput, "%.0f"),
-                                p99("cluster: idempotent, 32"), p99("cluster: replay from Redis, 32"), standalone));
-
-                List<RedisMonitor> monitors = cluster.masters().stream().map(RedisMonitor::start).toList();
-                try {
-                    String key = uniqueKey();
-                    post(onCluster.resolve("bench/guarded"), key);
-                    int first = monitors.stream().mapToInt(m -> m.takeClientCommands().size()).sum();
-                    post(onCluster.resolve("bench/guarded"), key);
-                    int replay = monitors.stream().mapToInt(m -> m.takeClientCommands().size()).sum();
-                    target("Redis Cluster round trips, all masters: first / replay (2 / 1)", first + " / " + replay,
-                            first == 2 && replay == 1);
-                } finally {
-                    monitors.forEach(RedisMonitor::close);
-                }
-            }
+    private void clusterRoundTrips(RedisCluster cluster, URI onCluster) {
+        List<RedisMonitor> monitors = cluster.masters().stream().map(RedisMonitor::start).toList();
+        try {
+            String key = uniqueKey();
+            post(onCluster.resolve("bench/guarded"), key);
+            int first = monitors.stream().mapToInt(m -> m.takeClientCommands().size()).sum();
+            post(onCluster.resolve("bench/guarded"), key);
+            int replay = monitors.stream().mapToInt(m -> m.takeClientCommands().size()).sum();
+            target("Redis Cluster round trips, all masters: first / replay (2 / 1)", first + " / " + replay,
+                    first == 2 && replay == 1);
+        } finally {
+            monitors.forEach(RedisMonitor::close);
         }
     }
 
     /**
      * The JDBC store against seed 003's pattern (INSERT ... ON CONFLICT DO NOTHING, or INSERT IGNORE
-     * on MariaDB, then SELECT, then UPDATE) on a private PostgreSQL and a private MariaDB that flush
+     * on MariaDB, then SELECT, then UPDATE) on a private PostgreSQL (and with {@code mariadb} in
+     * {@code bench.only}, a private MariaDB) that flush
      * their commits to disk, as production does, each through Payara Micro's JDBC pool, on loopback:
      * throughput of first executions (a no-op, and a {@code @Transactional} method that writes one
      * row: Idemkey records in that transaction, the seed around it), replays and conflicts at 32
@@ -795,9 +829,11 @@ public final class BenchmarkRun {
         try (PostgresServer postgres = PostgresServer.startDurable()) {
             jdbc(postgres, "");
         }
-        System.out.println("JDBC: a private MariaDB, Payara Micro with a JDBC pool ...");
-        try (MariaDbServer mariadb = MariaDbServer.startDurableOn(Host.LOOPBACK)) {
-            jdbc(mariadb, " on MariaDB");
+        if (ONLY.contains("mariadb")) {
+            System.out.println("JDBC: a private MariaDB, Payara Micro with a JDBC pool ...");
+            try (MariaDbServer mariadb = MariaDbServer.startDurableOn(Host.LOOPBACK)) {
+                jdbc(mariadb, " on MariaDB");
+            }
         }
     }
 
@@ -844,7 +880,7 @@ public final class BenchmarkRun {
             }
             String cachedScenario = "Idemkey JDBC" + on + ": replay seen by this instance, 32";
             scenarios.add(Scenario.of(cachedScenario, cached.resolve("bench/guarded"), 32, completedKeys(cached)));
-            runRepeatedly("JDBC" + on, scenarios, REPEATS, Duration.ofSeconds(3), WARM_UP, MEASURED);
+            runRepeatedly("JDBC" + on, scenarios, REPEATS, PASS, WARM_UP, MEASURED);
             System.out.printf("%n%s:%n| scenario (connections) | throughput (req/s) | p50 (ms) | p99 (ms) | statements per request |%n"
                     + "| --- | --- | --- | --- | --- |%n", database.name());
             String[] kinds = {"first execution", "first execution with a transactional effect", "replay", "conflict"};
@@ -1020,13 +1056,6 @@ public final class BenchmarkRun {
         return Base64.getEncoder().encodeToString(key);
     }
 
-    private void errorsAt256() throws Exception {
-        LoadGenerator.Result result = load.run(idemkey.resolve("bench/guarded"), BODY, 256, Duration.ofSeconds(2),
-                Duration.ofSeconds(8), this::uniqueKey);
-        target("errors at 256 connections (0)", String.format("%d of %d requests (%.0f req/s, p99 %.1f ms)",
-                result.errors(), result.requests() + result.errors(), result.throughput(), result.p99Millis()), result.errors() == 0);
-    }
-
     private void fingerprints() throws Exception {
         System.out.println("fingerprint (JMH) ...");
         Collection<RunResult> runs = new Runner(new OptionsBuilder()
@@ -1094,11 +1123,33 @@ public final class BenchmarkRun {
         return bytes >= 1 << 20 ? (bytes >> 20) + " MB" : (bytes >> 10) + " KB";
     }
 
-    private void print(Duration took) {
-        System.out.printf("%nIdemkey benchmark, %s, %s; Payara Micro 6.2025.10, Redis %s; %d repeats of %d s; took %d min %d s%n%n"
+    private void print(Duration took, String loadBefore) {
+        System.out.printf("%nIdemkey benchmark, %s, %s; Payara Micro 6.2025.10, Redis %s; %d repeats of %d s%n%n"
                         + "| figure (target) | measured | met? |%n| --- | --- | --- |%n", LocalDate.now(), machine(), redisVersion(),
-                REPEATS, MEASURED.toSeconds(), took.toMinutes(), took.toSecondsPart());
+                REPEATS, MEASURED.toSeconds());
         table.forEach((figure, value) -> System.out.printf("| %s | %s |%n", figure, value));
+        if (!goals.isEmpty()) {
+            System.out.printf("%nIssue 30's targets (point 3), the new call path (idempotency.redis.coalesce=true) in this run,"
+                    + " the old path beside it; median of %d repeats (range)%n%n| target | measured | met? |%n| --- | --- | --- |%n", REPEATS);
+            goals.forEach((figure, value) -> System.out.printf("| %s | %s |%n", figure, value));
+        }
+        System.out.printf("%n| part | took | of which windows of fixed length (warm-ups, measured runs) |%n| --- | --- | --- |%n");
+        parts.forEach((name, duration) -> System.out.printf("| %s | %s | %s |%n", name, minutes(duration[0]), minutes(duration[1])));
+        System.out.printf("%nTotal: %s (load average before %s, after %s)%n", minutes(took), loadBefore, loadAverage());
+    }
+
+    private static String minutes(Duration duration) {
+        return duration.toMinutes() + " min " + duration.toSecondsPart() + " s";
+    }
+
+    /** The 1, 5 and 15 minute load averages ({@code /proc/loadavg}): how busy the shared machine was. */
+    private static String loadAverage() {
+        try {
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return fields[0] + " / " + fields[1] + " / " + fields[2];
+        } catch (IOException e) {
+            return "?";
+        }
     }
 
     /** Cores, processor and Java, as the tables should say. */

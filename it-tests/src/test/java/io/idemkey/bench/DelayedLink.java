@@ -32,8 +32,17 @@ import java.util.List;
  */
 final class DelayedLink implements AutoCloseable {
 
-    private static final String NEAR = "10.203.0.1";
-    private static final String FAR = "10.203.0.2";
+    /**
+     * This process's devices and addresses, apart from those of another benchmark on the same machine
+     * (fixed ones made two concurrent runs take each other's devices): from the process id.
+     */
+    private static final long ID = ProcessHandle.current().pid() % 10_000;
+    private static final String NEAR = "10." + (100 + ID / 100) + "." + (ID % 100) + ".1";
+    private static final String FAR = "10." + (100 + ID / 100) + "." + (ID % 100) + ".2";
+    private static final String VETH_NEAR = "ikb" + ID + "a";
+    private static final String VETH_FAR = "ikb" + ID + "b";
+    private static final String TUN_NEAR = "ikd" + ID + "a";
+    private static final String TUN_FAR = "ikd" + ID + "b";
 
     private final String namespace;
     private final String method;
@@ -63,27 +72,27 @@ final class DelayedLink implements AutoCloseable {
         }
         List<String> refusals = new ArrayList<>();
         try {
-            run("ip", "link", "add", "ikb0", "type", "veth", "peer", "name", "ikb1");
-            run("ip", "link", "set", "ikb1", "netns", namespace);
-            address(namespace, "ikb0", "ikb1");
-            run("tc", "qdisc", "add", "dev", "ikb0", "root", "netem", "delay", "0us");
-            run("ip", "netns", "exec", namespace, "tc", "qdisc", "add", "dev", "ikb1", "root", "netem", "delay", "0us");
+            run("ip", "link", "add", VETH_NEAR, "type", "veth", "peer", "name", VETH_FAR);
+            run("ip", "link", "set", VETH_FAR, "netns", namespace);
+            address(namespace, VETH_NEAR, VETH_FAR);
+            run("tc", "qdisc", "add", "dev", VETH_NEAR, "root", "netem", "delay", "0us");
+            run("ip", "netns", "exec", namespace, "tc", "qdisc", "add", "dev", VETH_FAR, "root", "netem", "delay", "0us");
             return new DelayedLink(namespace, "a veth pair with netem", null, null);
         } catch (RuntimeException e) {
             refusals.add("netem: " + e.getMessage());
-            quietly("ip", "link", "del", "ikb0");
+            quietly("ip", "link", "del", VETH_NEAR);
         }
         Process delayLine = null;
         try {
             Path binary = workDirectory.resolve("delayline");
             run("gcc", "-O2", "-o", binary.toString(), Path.of("src", "test", "c", "delayline.c").toAbsolutePath().toString());
-            delayLine = new ProcessBuilder(binary.toString(), "ikd0", "ikd1", "0")
+            delayLine = new ProcessBuilder(binary.toString(), TUN_NEAR, TUN_FAR, "0")
                     .redirectError(ProcessBuilder.Redirect.appendTo(workDirectory.resolve("delayline.log").toFile())).start();
             DelayedLink link = new DelayedLink(namespace, "two TUN devices joined by delayline (this kernel has no netem)", null,
                     delayLine);
             link.expect("ready");
-            run("ip", "link", "set", "ikd1", "netns", namespace);
-            address(namespace, "ikd0", "ikd1");
+            run("ip", "link", "set", TUN_FAR, "netns", namespace);
+            address(namespace, TUN_NEAR, TUN_FAR);
             return link;
         } catch (RuntimeException | IOException e) {
             refusals.add("delayline: " + e.getMessage());
@@ -130,8 +139,8 @@ final class DelayedLink implements AutoCloseable {
             }
             expect("delay " + micros + " us");
         } else {
-            run("tc", "qdisc", "change", "dev", "ikb0", "root", "netem", "delay", micros + "us");
-            run("ip", "netns", "exec", namespace, "tc", "qdisc", "change", "dev", "ikb1", "root", "netem", "delay", micros + "us");
+            run("tc", "qdisc", "change", "dev", VETH_NEAR, "root", "netem", "delay", micros + "us");
+            run("ip", "netns", "exec", namespace, "tc", "qdisc", "change", "dev", VETH_FAR, "root", "netem", "delay", micros + "us");
         }
     }
 
@@ -157,7 +166,7 @@ final class DelayedLink implements AutoCloseable {
             }
         }
         if (namespace != null) {
-            quietly("ip", "link", "del", "ikb0");
+            quietly("ip", "link", "del", VETH_NEAR);
             quietly("ip", "netns", "del", namespace);
         }
     }
