@@ -49,8 +49,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -65,7 +67,13 @@ public class IdempotencyRuntime {
     private static final Logger LOG = Logger.getLogger(IdempotencyRuntime.class.getName());
     /** The TTL a completed record's age is computed from: the annotations' default, 24 hours. */
     private static final Duration ADMIN_DEFAULT_TTL = Duration.ofHours(24);
-    private static final String MANAGED_SCHEDULER = "java:comp/DefaultManagedScheduledExecutorService";
+    private static final String MANAGED_THREADS = "java:comp/DefaultManagedThreadFactory";
+    /**
+     * The background pool's threads: the ticker, up to four renewal calls at once, a JDBC cleanup,
+     * and the completions that wait for a transaction's end; started as work needs them and
+     * stopped after a minute without any.
+     */
+    private static final int BACKGROUND_THREADS = 8;
 
     @Inject
     IdempotencyExtension extension;
@@ -89,7 +97,8 @@ public class IdempotencyRuntime {
     private IdempotencyEngine engine;
     private Fingerprint fingerprint;
     private RequestTracer tracer;
-    private ScheduledExecutorService privateScheduler;
+    private ScheduledThreadPoolExecutor background;
+    private boolean onManagedThreads;
     private ExecutorScheduler scheduler;
     private Transactions transactions = Transactions.NONE;
     private IdempotentCalls calls;
@@ -239,8 +248,8 @@ public class IdempotencyRuntime {
         if (scheduler != null) {
             scheduler.cancelAll();
         }
-        if (privateScheduler != null) {
-            privateScheduler.shutdownNow();
+        if (background != null) {
+            background.shutdownNow();
         }
         if (jsonb != null) {
             try {
@@ -357,9 +366,9 @@ public class IdempotencyRuntime {
                 extension.served(new GuardedEndpoint(httpMethod, ResourceMethods.pathTemplate(resourceClass, method), policy)));
     }
 
-    /** Whether leases are renewed on the server's managed scheduled executor (else on a private thread). */
-    public boolean renewsOnManagedExecutor() {
-        return privateScheduler == null;
+    /** Whether leases are renewed on threads of the server's managed thread factory (else on private threads). */
+    public boolean renewsOnManagedThreads() {
+        return onManagedThreads;
     }
 
     /** The policy of a resource method, resolved once; empty if it is not annotated. */
@@ -441,18 +450,33 @@ public class IdempotencyRuntime {
         return store;
     }
 
+    /**
+     * Idemkey's background pool (lease renewals, the JDBC cleanup, a cluster's topology refreshes,
+     * completions after a transaction), on threads of the server's default managed thread factory.
+     * Not on its managed scheduled executor: that one captures the caller's context for every task
+     * it is given (on Payara Micro a class-path lookup each time, about a tenth of a first
+     * execution's CPU while the lease ticker starts and stops with the load), and a suspended
+     * WildFly refuses to run its tasks, so leases of requests it is still draining ran out.
+     */
     private ScheduledExecutorService scheduledExecutor() {
+        ThreadFactory threads;
         try {
-            return (ScheduledExecutorService) new InitialContext().lookup(MANAGED_SCHEDULER);
+            // a ManagedThreadFactory, used as the ThreadFactory it is (no link to the Concurrency API)
+            threads = (ThreadFactory) new InitialContext().lookup(MANAGED_THREADS);
+            onManagedThreads = true;
         } catch (NamingException | ClassCastException e) {
-            LOG.log(Level.WARNING, "No managed scheduled executor at " + MANAGED_SCHEDULER
-                    + " (on Open Liberty, enable the concurrent-3.0 feature); lease renewal uses a private thread");
-            privateScheduler = Executors.newScheduledThreadPool(2, task -> {
-                Thread thread = new Thread(task, "idemkey-lease-renewal");
+            LOG.log(Level.WARNING, "No managed thread factory at " + MANAGED_THREADS
+                    + " (on Open Liberty, enable the concurrent-3.0 feature); leases are renewed on private threads");
+            threads = task -> {
+                Thread thread = new Thread(task, "idemkey-background");
                 thread.setDaemon(true);
                 return thread;
-            });
-            return privateScheduler;
+            };
         }
+        background = new ScheduledThreadPoolExecutor(BACKGROUND_THREADS, threads);
+        background.setRemoveOnCancelPolicy(true); // the ticker is cancelled whenever the last lease is dropped
+        background.setKeepAliveTime(1, TimeUnit.MINUTES);
+        background.allowCoreThreadTimeOut(true);
+        return background;
     }
 }

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * Runs the engine's background work: lease renewals, retries of a completion the store could
- * not take, a release that must wait until a transaction has ended. On a server it is backed by the managed scheduled executor; tests drive it by hand.
+ * not take, a release that must wait until a transaction has ended. On a server it is backed by a pool of Idemkey's own on the managed thread factory's threads; tests drive it by hand.
  */
 public interface Scheduler {
 

@@ -32,7 +32,7 @@ public class IdempotencyStoreReadiness implements HealthCheck {
         HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME)
                 .status(runtime.store().isAvailable())
                 .withData("store", runtime.settings().store().name().toLowerCase(Locale.ROOT))
-                .withData("lease-renewal", runtime.renewsOnManagedExecutor() ? "managed executor" : "private thread");
+                .withData("lease-renewal", runtime.renewsOnManagedThreads() ? "managed threads" : "private threads");
         runtime.engine().metrics().snapshot().forEach(response::withData);
         return response.build();
     }

@@ -12,7 +12,10 @@ import jakarta.enterprise.context.Dependent;
  *
  * <p>Where the OpenTelemetry API is not visible to the application, CDI may still create this bean
  * (no field or signature names the API): its constructor touches the API, so that it fails there,
- * where Idemkey's start-up sees it, never on a request.
+ * where Idemkey's start-up sees it (and steps aside with one log line), never on a request. It
+ * touches every method a request calls, on the invalid span (which ignores them): an API whose
+ * methods differ from those this class was compiled against (OpenTelemetry 1.x has kept them since
+ * 1.0) fails there too, each call site of this class being linked once.
  */
 @Dependent
 public class OpenTelemetryTracer implements RequestTracer {
@@ -21,15 +24,25 @@ public class OpenTelemetryTracer implements RequestTracer {
     static final String REPLAYED = "idempotency.replayed";
 
     public OpenTelemetryTracer() {
-        Span.getInvalid(); // NoClassDefFoundError here where the API is not visible
+        // NoClassDefFoundError here where the API is not visible, NoSuchMethodError where it lacks one
+        // of the methods decided() calls: the same constant pool entries, resolved here first
+        Span.current();
+        Span invalid = Span.getInvalid();
+        if (!invalid.isRecording()) {
+            record(invalid, "none", false); // ignored by the invalid span
+        }
     }
 
     @Override
     public void decided(String decision, boolean replayed) {
         Span span = Span.current();
         if (span.isRecording()) {
-            span.setAttribute(DECISION, decision);
-            span.setAttribute(REPLAYED, replayed);
+            record(span, decision, replayed);
         }
+    }
+
+    private static void record(Span span, String decision, boolean replayed) {
+        span.setAttribute(DECISION, decision);
+        span.setAttribute(REPLAYED, replayed);
     }
 }

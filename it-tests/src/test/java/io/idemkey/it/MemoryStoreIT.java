@@ -58,7 +58,7 @@ class MemoryStoreIT extends ClientOfOneDeployment {
         JsonObject check = http.storeCheck(200);
         assertEquals("UP", check.getString("status"));
         assertEquals("memory", check.getJsonObject("data").getString("store"));
-        assertEquals("managed executor", check.getJsonObject("data").getString("lease-renewal"),
-                "leases are renewed on the server's managed scheduled executor");
+        assertEquals("managed threads", check.getJsonObject("data").getString("lease-renewal"),
+                "leases are renewed on threads of the server's managed thread factory");
     }
 }

@@ -107,8 +107,8 @@ class SampleServiceIT {
         JsonObject check = http.storeCheck(200);
         assertEquals("UP", check.getString("status"));
         assertEquals("redis", check.getJsonObject("data").getString("store"));
-        assertEquals("managed executor", check.getJsonObject("data").getString("lease-renewal"),
-                "leases are renewed on the server's managed scheduled executor");
+        assertEquals("managed threads", check.getJsonObject("data").getString("lease-renewal"),
+                "leases are renewed on threads of the server's managed thread factory");
     }
 
     @Test

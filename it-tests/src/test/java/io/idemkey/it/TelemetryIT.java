@@ -25,7 +25,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ({@code idempotency.decision}) and whether the answer is a replay ({@code idempotency.replayed}).
  * Spans are exported by OpenTelemetry's logging exporter into the server's log, where the test
  * reads them. Open Liberty: {@code mpTelemetry-2.0}, the application with third-party APIs visible;
- * Payara Micro: its built-in OpenTelemetry, with the logging exporter in the WAR.
+ * Payara Micro: its built-in OpenTelemetry, with the logging exporter in the WAR; WildFly: the stock
+ * {@code standalone-microprofile.xml} (its {@code opentelemetry} and {@code microprofile-telemetry}
+ * subsystems, MicroProfile Telemetry 2), switched on for the application by its own
+ * {@code otel.sdk.disabled=false}, the exporter chosen there too (WildFly's module has the logging one).
  */
 class TelemetryIT {
 
@@ -43,10 +46,12 @@ class TelemetryIT {
                     + System.getProperty("payara.opentelemetry.version", "1.29.0")).withoutTransitivity().asFile());
         }
         Path file = Deployments.export(Files.createTempDirectory("idemkey-telemetry"), war);
-        server = kind == ServerProcess.Kind.PAYARA
-                ? PayaraMicroServer.start(List.of(file), ServerProcess.freePort(), Map.of())
-                : LibertyServer.startWithThirdPartyApis(List.of(file), ServerProcess.freePort(),
-                        List.of("appSecurity-5.0", "mpTelemetry-2.0"));
+        server = switch (kind) {
+            case PAYARA -> PayaraMicroServer.start(List.of(file), ServerProcess.freePort(), Map.of());
+            case LIBERTY -> LibertyServer.startWithThirdPartyApis(List.of(file), ServerProcess.freePort(),
+                    List.of("appSecurity-5.0", "mpTelemetry-2.0"));
+            case WILDFLY -> WildFlyServer.start(List.of(file), ServerProcess.freePort(), Map.of());
+        };
         http = new Http(server.uri("telemetry"));
     }
 

@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static io.idemkey.testing.Renewals.extended;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -166,12 +167,35 @@ class RedisClusterFailuresTest {
             cluster.awaitReplicasCaughtUp();
 
             cluster.vanishAndAwaitFailover(victim);
-            // a refresh every period, each asking the seeds in turn: the vanished one costs a connect timeout
-            Thread.sleep(3 * (period.toMillis() + timeout.toMillis()));
+            awaitSlotQueries(cluster, victim, 2);
 
             AcquireResult first = store.acquire(completed, FINGERPRINT, "retry", LOCK);
             assertInstanceOf(AcquireResult.Completed.class, first, "the first call after the failover is served");
         }
+    }
+
+    /**
+     * Waits until the live nodes have answered {@code count} more slot queries (a topology refresh
+     * asks one node, after the vanished one's timeout if it asks that first): refreshes run one at
+     * a time, so after two, one that began after this call has applied its answer.
+     */
+    private static void awaitSlotQueries(RedisCluster cluster, RedisServer vanished, int count) {
+        List<RedisServer> live = cluster.nodes().stream().filter(node -> node != vanished).toList();
+        long before = slotQueries(live);
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                .until(() -> slotQueries(live) >= before + count);
+    }
+
+    private static long slotQueries(List<RedisServer> nodes) {
+        long queries = 0;
+        for (RedisServer node : nodes) {
+            for (Map.Entry<String, Long> calls : node.commandCalls().entrySet()) {
+                if (calls.getKey().equals("cluster|slots") || calls.getKey().equals("cluster|shards")) {
+                    queries += calls.getValue();
+                }
+            }
+        }
+        return queries;
     }
 
     /**
