@@ -16,14 +16,37 @@ public final class PayaraMicroServer extends ChildProcessServer {
         return start(wars, port, systemProperties, List.of());
     }
 
-    /** @param options more command-line options ({@code --addLibs driver.jar}) */
+    /**
+     * The Payara Micro of this run ({@code -Dpayara.microJar}) on the test JVM's Java.
+     *
+     * @param options more command-line options ({@code --addLibs driver.jar})
+     */
     static PayaraMicroServer start(List<Path> wars, int port, Map<String, String> systemProperties, List<String> options) {
+        return start(Path.of(System.getProperty("java.home")), Path.of(System.getProperty("payara.microJar", "target/payara-micro.jar")),
+                wars, port, systemProperties, options);
+    }
+
+    /**
+     * Payara Micro 7 (Jakarta EE 11) beside a server of another kind, from an execution whose own JVM
+     * may be too old for it: the jar {@code -Dpayara7.microJar} on the JDK {@code -Dpayara7.javaHome}
+     * (21 or newer), as the build's {@code payara7} execution runs it.
+     */
+    static PayaraMicroServer startPayara7(List<Path> wars, int port) {
+        String javaHome = System.getProperty("payara7.javaHome");
+        String jar = System.getProperty("payara7.microJar");
+        if (javaHome == null || jar == null) {
+            throw new IllegalStateException("-Dpayara7.javaHome and -Dpayara7.microJar are not set: run in a failsafe execution that sets them");
+        }
+        return start(Path.of(javaHome), Path.of(jar), wars, port, Map.of(), List.of());
+    }
+
+    private static PayaraMicroServer start(Path javaHome, Path jar, List<Path> wars, int port, Map<String, String> systemProperties,
+                                           List<String> options) {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(javaHome.resolve("bin").resolve("java").toString());
         command.addAll(ServerProcess.testJvmOptions());
         systemProperties.forEach((name, value) -> command.add("-D" + name + "=" + value));
-        command.addAll(List.of("-jar", System.getProperty("payara.microJar", "target/payara-micro.jar"),
-                "--nocluster", "--port", Integer.toString(port)));
+        command.addAll(List.of("-jar", jar.toString(), "--nocluster", "--port", Integer.toString(port)));
         command.addAll(options);
         for (Path war : wars) {
             command.add("--deploy");

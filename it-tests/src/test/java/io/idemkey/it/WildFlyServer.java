@@ -98,9 +98,17 @@ public final class WildFlyServer extends ChildProcessServer {
         return server;
     }
 
-    /** A new server directory: the stock configuration, the WARs in its deployments directory unless jboss-cli deploys them. */
+    /**
+     * A new server directory: the stock configuration, the WARs in its deployments directory unless
+     * jboss-cli deploys them. The configuration is copied without its {@code <deployments>}: while
+     * the execution's Arquillian-managed server runs from the same distribution, its configuration
+     * lists what Arquillian deployed, whose content is in that server's own data directory only (a
+     * server booted from a copy that lists it exits: "WFLYSRV0137: No deployment content with hash").
+     */
     private static void setUp(Path home, Path base, List<Path> wars, List<String> cli) throws IOException {
         copyTree(home.resolve("standalone/configuration"), base.resolve("configuration"));
+        Path configuration = base.resolve("configuration/standalone-microprofile.xml");
+        Files.writeString(configuration, Files.readString(configuration).replaceAll("(?s)\\s*<deployments>.*?</deployments>", ""));
         Files.createDirectories(base.resolve("deployments"));
         if (cli.isEmpty()) {
             for (Path war : wars) {

@@ -22,9 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The mixed pair: a WildFly (its {@code standalone-microprofile.xml} plus the Micrometer subsystem
  * with a Prometheus registry, added with {@code jboss-cli} as docs/servers-wildfly.md shows) and a
- * Payara Micro 6 on one Redis, the same application unchanged on both; and Idemkey's counters in
- * WildFly's Micrometer registry, on its management port's {@code /prometheus}. (Starts both servers
- * itself, beside the WildFly execution's Arquillian-managed one.)
+ * Payara Micro 7 (Jakarta EE 11, on its JDK 21+) on one Redis, the same application unchanged on
+ * both; and Idemkey's counters in WildFly's Micrometer registry, on its management port's
+ * {@code /prometheus}. (Starts both servers itself, beside the WildFly execution's Arquillian-managed
+ * one; the Payara Micro 6 + Open Liberty pair is {@link TwoServersIT}.)
  */
 class WildFlyTwoServersIT extends TwoServersTests {
 
@@ -43,12 +44,13 @@ class WildFlyTwoServersIT extends TwoServersTests {
         Path war = Files.createTempDirectory("idemkey-two-servers").resolve("shared.war");
         Deployments.guardedApp("shared", Map.of()).as(ZipExporter.class).exportTo(war.toFile(), true);
         CompletableFuture<ServerProcess> startingPayara = CompletableFuture.supplyAsync(() ->
-                ServerProcess.startForTests(ServerProcess.Kind.PAYARA, List.of(war)));
+                PayaraMicroServer.startPayara7(List.of(war), ServerProcess.freePort()));
         try {
             wildfly = WildFlyServer.start(List.of(war), ServerProcess.freePort(), Map.of(), MICROMETER_PROMETHEUS);
         } finally {
             payara = startingPayara.get();
         }
+        warmUp(payara, wildfly);
     }
 
     @AfterAll
