@@ -68,12 +68,15 @@ public class IdempotencyRuntime {
     /** The TTL a completed record's age is computed from: the annotations' default, 24 hours. */
     private static final Duration ADMIN_DEFAULT_TTL = Duration.ofHours(24);
     private static final String MANAGED_THREADS = "java:comp/DefaultManagedThreadFactory";
+    /** The leases' pool: the lease ticker and the renewal calls it hands out (at most four at once). */
+    private static final int LEASE_THREADS = 5;
     /**
-     * The background pool's threads: the ticker, up to four renewal calls at once, a JDBC cleanup,
-     * and the completions that wait for a transaction's end; started as work needs them and
-     * stopped after a minute without any.
+     * The other background work's pool: store calls after a transaction ended, the JDBC cleanup, a
+     * cluster's topology refreshes; none of it can hold up a lease renewal.
      */
-    private static final int BACKGROUND_THREADS = 8;
+    private static final int WORK_THREADS = 8;
+    /** How long stopping waits for the store calls already handed to the work pool. */
+    private static final Duration STOP_WAIT = Duration.ofSeconds(5);
 
     @Inject
     IdempotencyExtension extension;
@@ -97,8 +100,11 @@ public class IdempotencyRuntime {
     private IdempotencyEngine engine;
     private Fingerprint fingerprint;
     private RequestTracer tracer;
-    private ScheduledThreadPoolExecutor background;
+    private ThreadFactory threads;
     private boolean onManagedThreads;
+    private ScheduledThreadPoolExecutor leasePool;
+    private ScheduledThreadPoolExecutor workPool;
+    private ExecutorScheduler workScheduler;
     private ExecutorScheduler scheduler;
     private Transactions transactions = Transactions.NONE;
     private IdempotentCalls calls;
@@ -116,11 +122,23 @@ public class IdempotencyRuntime {
 
     @PostConstruct
     void start() {
+        try {
+            startAll();
+        } catch (RuntimeException | Error e) { // CDI calls no @PreDestroy then: stop the pools and the store here
+            stop();
+            throw e;
+        }
+    }
+
+    private void startAll() {
         ConfigLookup config = ConfigLookup.microProfile();
         settings = extension.settings().orElseGet(() -> IdempotencySettings.from(config));
         policies = new PolicyResolver(config, settings);
-        ScheduledExecutorService executor = scheduledExecutor();
-        store = openStore(settings, executor);
+        threads = backgroundThreads();
+        leasePool = pool(LEASE_THREADS);
+        workPool = pool(WORK_THREADS);
+        workScheduler = new ExecutorScheduler(workPool);
+        store = openStore(settings, workPool);
         if (settings.rateLimit().isPresent() && !store.countsRequests()) {
             throw new ConfigurationException(IdempotencySettings.RATE_LIMIT_PER_KEY, "is set, but the store " + store
                     + " does not count requests (IdempotencyStore.countsRequests())");
@@ -128,7 +146,7 @@ public class IdempotencyRuntime {
         if (settings.rateLimit().isPresent() && store instanceof JdbcIdempotencyStore jdbc) {
             jdbc.keepCountsOnRelease(); // a key released before any counted acquire of this instance keeps its count
         }
-        scheduler = new ExecutorScheduler(executor);
+        scheduler = new ExecutorScheduler(leasePool);
         IdempotencyMetrics.Exporter exporter = exporter(exporters);
         tracer = optional(tracers, "MicroProfile Telemetry", "decisions are not added to spans").orElse(RequestTracer.NONE);
         engine = IdempotencyEngine.builder(exporter == IdempotencyMetrics.Exporter.NONE ? store : new TimedStore(store, exporter),
@@ -154,15 +172,15 @@ public class IdempotencyRuntime {
             redis.whenNotReplicated(() -> engine.metrics().count(IdempotencyMetrics.Event.NOT_REPLICATED, "redis"));
         }
         if (store instanceof JdbcIdempotencyStore table && !settings.jdbc().cleanupInterval().isZero()) {
-            scheduler.everyInterval(settings.jdbc().cleanupInterval(),
-                    new ExpiredRowsCleanup(table, settings.jdbc().cleanupBatchSize(), engine.metrics(), scheduler));
+            workScheduler.everyInterval(settings.jdbc().cleanupInterval(),
+                    new ExpiredRowsCleanup(table, settings.jdbc().cleanupBatchSize(), engine.metrics(), workScheduler));
         }
         transactions = jta();
         fingerprint = new Fingerprint();
         jsonb = JsonbBuilder.create();
         calls = new IdempotentCalls(engine, fingerprint, jsonb, settings.keyPrefix(), settings.maxKeyLength());
         completionWithEffects = new CompletionWithEffects(transactions, store);
-        callStoreCalls = new TransactionalStoreCalls(transactions, store, completionWithEffects, scheduler,
+        callStoreCalls = new TransactionalStoreCalls(transactions, store, completionWithEffects, workScheduler,
                 settings.unavailableRetryAfter());
         adminSettings = extension.admin().orElseGet(() -> AdminSettings.from(config));
         if (adminSettings.enabled()) {
@@ -243,13 +261,31 @@ public class IdempotencyRuntime {
         // Observing the event is enough: the container creates this bean to deliver it.
     }
 
+    /**
+     * Stops the renewals (the application stops: its requests will not finish), lets the store calls
+     * already handed to the work pool (completions after a commit, releases after a rollback) finish
+     * for up to {@link #STOP_WAIT}, then closes the store.
+     */
     @PreDestroy
     void stop() {
         if (scheduler != null) {
             scheduler.cancelAll();
         }
-        if (background != null) {
-            background.shutdownNow();
+        if (leasePool != null) {
+            leasePool.shutdownNow();
+        }
+        if (workPool != null) {
+            workPool.shutdown(); // periodic tasks (the cleanup) end, store calls handed over still run
+            try {
+                if (!workPool.awaitTermination(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                    int dropped = workPool.shutdownNow().size();
+                    LOG.warning(() -> "Idemkey stopped with store calls unfinished after " + STOP_WAIT.toSeconds() + " s ("
+                            + dropped + " not started): their records stay in progress until their leases run out");
+                }
+            } catch (InterruptedException e) {
+                workPool.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
         }
         if (jsonb != null) {
             try {
@@ -451,32 +487,38 @@ public class IdempotencyRuntime {
     }
 
     /**
-     * Idemkey's background pool (lease renewals, the JDBC cleanup, a cluster's topology refreshes,
-     * completions after a transaction), on threads of the server's default managed thread factory.
-     * Not on its managed scheduled executor: that one captures the caller's context for every task
-     * it is given (on Payara Micro a class-path lookup each time, about a tenth of a first
-     * execution's CPU while the lease ticker starts and stops with the load), and a suspended
-     * WildFly refuses to run its tasks, so leases of requests it is still draining ran out.
+     * Idemkey's background threads (lease renewals, completions after a transaction, the JDBC
+     * cleanup, a cluster's topology refreshes): the server's default managed thread factory's. Not
+     * its managed scheduled executor: that one captures the caller's context for every task it is
+     * given (on Payara Micro a class-path lookup each time: 6 % of a first execution's server CPU in
+     * the benchmark's profile), and a suspended WildFly refuses to run its tasks, so the leases of
+     * the requests it was still draining ran out.
      */
-    private ScheduledExecutorService scheduledExecutor() {
-        ThreadFactory threads;
+    private ThreadFactory backgroundThreads() {
         try {
             // a ManagedThreadFactory, used as the ThreadFactory it is (no link to the Concurrency API)
-            threads = (ThreadFactory) new InitialContext().lookup(MANAGED_THREADS);
+            ThreadFactory managed = (ThreadFactory) new InitialContext().lookup(MANAGED_THREADS);
             onManagedThreads = true;
+            return managed;
         } catch (NamingException | ClassCastException e) {
             LOG.log(Level.WARNING, "No managed thread factory at " + MANAGED_THREADS
                     + " (on Open Liberty, enable the concurrent-3.0 feature); leases are renewed on private threads");
-            threads = task -> {
+            return task -> {
                 Thread thread = new Thread(task, "idemkey-background");
                 thread.setDaemon(true);
                 return thread;
             };
         }
-        background = new ScheduledThreadPoolExecutor(BACKGROUND_THREADS, threads);
-        background.setRemoveOnCancelPolicy(true); // the ticker is cancelled whenever the last lease is dropped
-        background.setKeepAliveTime(1, TimeUnit.MINUTES);
-        background.allowCoreThreadTimeOut(true);
-        return background;
+    }
+
+    /**
+     * A pool of {@code size} threads, all started now, from the deploying thread (a managed thread
+     * then carries the application's context, whichever thread hands it work later).
+     */
+    private ScheduledThreadPoolExecutor pool(int size) {
+        ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(size, threads);
+        pool.setRemoveOnCancelPolicy(true); // cancelled tasks (an idle ticker, retries) leave the queue at once
+        pool.prestartAllCoreThreads();
+        return pool;
     }
 }

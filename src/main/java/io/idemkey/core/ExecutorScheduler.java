@@ -9,9 +9,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A {@link Scheduler} on a {@link ScheduledExecutorService} (a managed one on the servers, which the
- * application does not own): it keeps track of its tasks so that {@link #cancelAll()} can stop them
- * when the application stops.
+ * A {@link Scheduler} on a {@link ScheduledExecutorService} (on the servers a pool of Idemkey's own on
+ * the managed thread factory's threads): it keeps track of its tasks so that {@link #cancelAll()} can
+ * stop them when the application stops.
  */
 public final class ExecutorScheduler implements Scheduler {
 

@@ -63,8 +63,8 @@ public final class IdempotencyEngine {
     private final Set<Execution> leases = ConcurrentHashMap.newKeySet();
     private final Duration leaseTick;
     /**
-     * The lease ticker runs only while leases are held: an idle application has no background work.
-     * Started by the first lease, stopped by itself after {@link #IDLE_TICKS_BEFORE_STOP} runs in a
+     * The lease ticker runs only while leases are held, and a second after: an idle application has
+     * no background work. Started by the first lease, stopped by itself after {@link #IDLE_TICKS_BEFORE_STOP} runs in a
      * row found no lease (not at every last lease dropped: under load that would start and stop it
      * about once per request).
      */

@@ -42,8 +42,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 abstract class ExactlyOnceTests {
 
     /**
-     * The cases beyond the portable core (crash after the commit, lost lease, rollback): a runtime
-     * that runs only the core excludes this tag (it-tests/pom.xml, execution payara7).
+     * The cases beyond the portable core (the HTTP request's crash after the commit, lost lease and
+     * rollback): a runtime that runs only the core excludes this tag (it-tests/pom.xml, execution payara7).
      */
     static final String MORE = "exactly-once-more";
 

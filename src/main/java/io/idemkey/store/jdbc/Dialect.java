@@ -26,7 +26,7 @@ interface Dialect {
     /** The database this dialect speaks to, for messages ({@code PostgreSQL 15.19}). */
     String database();
 
-    /** The DDL that creates the table and its index if missing (statements separated by {@code ;} and a line end). */
+    /** The DDL that creates the table and its indexes if missing (statements separated by {@code ;} and a line end). */
     String ddl();
 
     /**
@@ -34,7 +34,7 @@ interface Dialect {
      * NOT EXISTS} of an index that exists still takes a lock that waits for every transaction writing
      * the table, and holds up every write behind it).
      */
-    boolean hasIndex(Connection connection, String index) throws SQLException;
+    boolean hasIndex(Connection connection, String index, int timeoutSeconds) throws SQLException;
 
     /** The DDL that adds the rate limit's columns to a table created before they were there. */
     String addCountColumns();

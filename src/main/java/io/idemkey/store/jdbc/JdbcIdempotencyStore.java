@@ -176,7 +176,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
                         statement.setQueryTimeout(timeout);
                         for (String ddl : known.ddl().split(";\\s*\\n")) {
                             Matcher index = CREATE_INDEX.matcher(ddl);
-                            if (!ddl.isBlank() && !(index.find() && known.hasIndex(connection, index.group(1)))) {
+                            if (!ddl.isBlank() && !(index.find() && known.hasIndex(connection, index.group(1), timeout))) {
                                 statement.execute(ddl);
                             }
                         }

@@ -192,10 +192,11 @@ final class MariaDbDialect implements Dialect {
     }
 
     @Override
-    public boolean hasIndex(Connection connection, String index) throws SQLException {
+    public boolean hasIndex(Connection connection, String index, int timeoutSeconds) throws SQLException {
         int dot = table.indexOf('.');
         try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM information_schema.statistics"
                 + " WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? AND index_name = ? LIMIT 1")) {
+            statement.setQueryTimeout(timeoutSeconds);
             statement.setString(1, dot < 0 ? null : table.substring(0, dot));
             statement.setString(2, table.substring(dot + 1));
             statement.setString(3, index);

@@ -239,10 +239,13 @@ final class PostgresDialect implements Dialect {
     }
 
     @Override
-    public boolean hasIndex(Connection connection, String index) throws SQLException {
-        String schema = table.contains(".") ? table.substring(0, table.indexOf('.') + 1) : "";
-        try (PreparedStatement statement = connection.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
-            statement.setString(1, schema + index);
+    public boolean hasIndex(Connection connection, String index, int timeoutSeconds) throws SQLException {
+        // an index of this table (not any relation of that name on the search path), its name folded as the DDL's is
+        try (PreparedStatement statement = connection.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_index i"
+                + " JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = to_regclass(?) AND c.relname = lower(?))")) {
+            statement.setQueryTimeout(timeoutSeconds);
+            statement.setString(1, table);
+            statement.setString(2, index);
             try (ResultSet row = statement.executeQuery()) {
                 return row.next() && row.getBoolean(1);
             }

@@ -22,7 +22,7 @@ import java.util.logging.Logger;
  * The masters of a Redis Cluster as a Jedis cluster client knows them (its slot cache), kept up to
  * date: Jedis asks the nodes for the slots again ({@code CLUSTER SLOTS}) after a MOVED, and here
  * also soon after a call got no answer (at most every {@link #MIN_INTERVAL}) and every period, on
- * the executor given (the server's managed one), never on the caller's thread. Jedis on its own
+ * the executor given (on a server, Idemkey's background pool), never on the caller's thread. Jedis on its own
  * asks again after a broken connection only when one call fails twice within its retry deadline,
  * and the store sets that deadline to the read timeout: a master that stops answering (a dead
  * host, a partition) times out once per call, and its slots would answer 503 until a restart,

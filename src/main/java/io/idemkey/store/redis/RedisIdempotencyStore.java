@@ -128,7 +128,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     /**
      * A store as the options say; a standalone one makes no connection until the first command. A
      * cluster store refreshes its topology on a thread of its own (stopped when it closes): a
-     * server gives it its managed executor with {@link #open(RedisStoreOptions, ScheduledExecutorService)}.
+     * server gives it Idemkey's background pool with {@link #open(RedisStoreOptions, ScheduledExecutorService)}.
      */
     public static RedisIdempotencyStore open(RedisStoreOptions options) {
         if (options.mode() != RedisStoreOptions.Mode.CLUSTER) {

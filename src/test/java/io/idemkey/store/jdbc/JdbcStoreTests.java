@@ -94,7 +94,8 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
             long started = System.nanoTime();
             new JdbcIdempotencyStore(database().dataSource(), TABLE, 2).createTable();
             long tookMillis = (System.nanoTime() - started) / 1_000_000;
-            assertTrue(tookMillis < 1000, "the deployment waited " + tookMillis + " ms for the writing transaction");
+            // below the 2 s statement timeout, which a DDL statement waiting for the lock runs into
+            assertTrue(tookMillis < 1900, "the deployment waited " + tookMillis + " ms for the writing transaction");
             transaction.commit();
         }
     }
