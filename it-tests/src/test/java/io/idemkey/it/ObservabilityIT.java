@@ -10,6 +10,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 
+import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -93,6 +94,22 @@ class ObservabilityIT extends ClientOfOneDeployment {
                 "idempotency_store_latency_seconds_max")) {
             assertTrue(seen.contains(name), name + " not on /metrics:\n" + metrics);
         }
+    }
+
+    /**
+     * The store's readiness check is in the server's MicroProfile Health document (WildFly serves it
+     * on its management port), with the background threads on the server's managed thread factory.
+     */
+    @Test
+    void theStoresReadinessCheckIsInTheServersHealthDocument() {
+        String managementPort = System.getProperty("wildfly.managementPort");
+        Http health = "wildfly".equals(System.getProperty("idemkey.server"))
+                ? new Http(URI.create("http://127.0.0.1:" + managementPort + "/")) : http;
+        JsonObject check = health.storeCheck(200);
+        assertEquals("UP", check.getString("status"));
+        assertEquals("redis", check.getJsonObject("data").getString("store"));
+        assertEquals("managed threads", check.getJsonObject("data").getString("lease-renewal"),
+                "Idemkey's background pool runs on threads of the server's managed thread factory");
     }
 
     @Test
