@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -179,15 +180,17 @@ public final class Fingerprint {
 
         Encoder(int jsonLength, Set<String> excludeFields, boolean namesInPlace) {
             this.namesInPlace = namesInPlace;
-            this.out = new Bytes(64 + jsonLength);
+            this.out = new Bytes(64 + jsonLength + jsonLength / 8); // about the canonical form's size: lengths replace quotes and commas
             this.excludeFields = excludeFields.toArray(String[]::new);
             byte[][] ascii = new byte[this.excludeFields.length][];
             for (int i = 0; i < ascii.length; i++) {
-                ascii[i] = this.excludeFields[i].getBytes(StandardCharsets.UTF_8);
-                if (ascii[i].length != this.excludeFields[i].length()) {
+                String field = this.excludeFields[i];
+                if (field.getBytes(StandardCharsets.UTF_8).length != field.length()) {
                     ascii = null; // an excluded name that is not ASCII: every name is compared as a String
                     break;
                 }
+                // between ASCII names, String.equalsIgnoreCase is equality in ASCII lower case
+                ascii[i] = field.toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
             }
             this.asciiExcludeFields = ascii;
             this.shortestExcluded = Arrays.stream(this.excludeFields).mapToInt(String::length).min().orElse(Integer.MAX_VALUE);
@@ -266,22 +269,41 @@ public final class Fingerprint {
             out.setLength(countAt, count);
         }
 
-        /** Moves the members' bytes (from the first member's start to the end of the output) into name order. */
+        /**
+         * Moves the members' bytes (from the first member's start to the end of the output) into name
+         * order: gathered into the scratch space in that order, then copied back at once.
+         */
         private void putInNameOrder(Members members) {
             int[] order = members.sortedOrder();
             int from = members.starts[0];
             int length = out.size - from;
-            if (scratch.length < length) {
-                scratch = new byte[Math.max(length, scratch.length * 2)];
+            if (scratch.length < length + 8) {
+                scratch = new byte[Math.max(length + 8, scratch.length * 2)];
             }
-            System.arraycopy(out.array, from, scratch, 0, length);
-            int at = from;
+            int at = 0;
             for (int i = 0; i < members.count; i++) {
                 int member = order[i];
-                int start = members.starts[member] - from;
-                int end = (member + 1 < members.count ? members.starts[member + 1] : out.size) - from;
-                System.arraycopy(scratch, start, out.array, at, end - start);
+                int start = members.starts[member];
+                int end = member + 1 < members.count ? members.starts[member + 1] : out.size;
+                copyWords(out.array, start, scratch, at, end - start);
                 at += end - start;
+            }
+            System.arraycopy(scratch, 0, out.array, from, length);
+        }
+
+        /**
+         * Copies {@code length} bytes eight at a time (most members are a few dozen bytes, where
+         * System.arraycopy's call costs more than the copy): the last word may carry up to seven
+         * bytes more, which land in {@code to}'s slack of eight bytes and are overwritten next.
+         */
+        private static void copyWords(byte[] from, int start, byte[] to, int at, int length) {
+            int words = (length + 7) >>> 3;
+            if (start + 8 * words > from.length) {
+                System.arraycopy(from, start, to, at, length); // the last word would read past the array
+                return;
+            }
+            for (int i = 0; i < 8 * words; i += 8) {
+                Bytes.writeLong(to, at + i, Bytes.readLong(from, start + i));
             }
         }
     }
@@ -301,6 +323,8 @@ public final class Fingerprint {
         private int[] starts = new int[8];
         /** Byte mode: the length of each name (its bytes follow its start's 4-byte length). */
         private int[] nameLengths = new int[8];
+        /** Byte mode: each name's first eight bytes as one number ({@link #prefix}), compared before the bytes. */
+        private long[] prefixes = new long[8];
         private int[] order = new int[8];
         private int count;
         private boolean inOrder;
@@ -320,12 +344,14 @@ public final class Fingerprint {
                 names = Arrays.copyOf(names, count * 2);
                 starts = Arrays.copyOf(starts, count * 2);
                 nameLengths = Arrays.copyOf(nameLengths, count * 2);
+                prefixes = Arrays.copyOf(prefixes, count * 2);
                 order = new int[count * 2];
             }
             names[count] = name;
             starts[count] = start;
             if (encoded != null) {
                 nameLengths[count] = Bytes.readInt(encoded.array, start);
+                prefixes[count] = prefix(encoded.array, start + 4, nameLengths[count]);
             }
             if (count > 0) {
                 int compared = compare(count - 1, count);
@@ -342,6 +368,20 @@ public final class Fingerprint {
             if (encoded == null) {
                 return names[a].compareTo(names[b]);
             }
+            long x = prefixes[a];
+            long y = prefixes[b];
+            if (x != y) {
+                int first = Long.numberOfLeadingZeros(x ^ y) & ~7; // where the first byte that differs starts
+                if ((x << first | y << first) >= 0) {
+                    // in both an ASCII byte or the end of the name (a zero): their bytes' order is the Strings' order
+                    return Long.compareUnsigned(x, y);
+                }
+            }
+            return compareBytes(a, b);
+        }
+
+        /** Byte mode, two names byte by byte: UTF-8 bytes, in String order where they differ. */
+        private int compareBytes(int a, int b) {
             byte[] array = encoded.array;
             int x = starts[a] + 4;
             int y = starts[b] + 4;
@@ -354,6 +394,24 @@ public final class Fingerprint {
                 }
             }
             return nameLengths[a] - nameLengths[b];
+        }
+
+        /**
+         * A name's first eight bytes, big-endian, zeros after a shorter name: where two prefixes
+         * differ first, either two bytes of the names differ, or the shorter name has ended, so
+         * comparing them as unsigned numbers orders the names as their bytes (the Strings' order if
+         * those bytes are ASCII).
+         */
+        static long prefix(byte[] array, int from, int length) {
+            if (from + 8 <= array.length) {
+                long word = Bytes.readLong(array, from);
+                return length >= 8 ? word : length == 0 ? 0 : word & -1L << 64 - 8 * length;
+            }
+            long prefix = 0;
+            for (int i = 0; i < 8; i++) {
+                prefix = prefix << 8 | (i < length ? array[from + i] & 0xff : 0);
+            }
+            return prefix;
         }
 
         /**
@@ -504,6 +562,14 @@ public final class Fingerprint {
             return (int) INT.get(array, at);
         }
 
+        static long readLong(byte[] array, int at) {
+            return (long) LONG.get(array, at);
+        }
+
+        static void writeLong(byte[] array, int at, long value) {
+            LONG.set(array, at, value);
+        }
+
         /** Room for a length written later with {@link #setLength}; returns where it goes. */
         int reserveLength() {
             ensure(4);
@@ -569,10 +635,17 @@ public final class Fingerprint {
             }
         }
 
+        /** Eight bytes of the input as one long, the first in the lowest byte. */
+        private static final VarHandle LITTLE_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+        /** Times a byte value: that value in each of a long's eight bytes. */
+        private static final long EACH_BYTE = 0x0101010101010101L;
+
         private final byte[] in;
         private final Encoder encoder;
         private final Bytes out;
         private int at;
+        /** Whether the last string read wrote only ASCII bytes (no UTF-8 sequence, no escape of one). */
+        private boolean asciiString;
 
         Utf8Json(byte[] in, Encoder encoder) {
             this.in = in;
@@ -592,12 +665,15 @@ public final class Fingerprint {
         /** The next byte that is not white space (consumed), as 0–255; -1 at the end. */
         private int next() {
             byte[] in = this.in;
-            while (at < in.length) {
-                int b = in[at++] & 0xff;
-                if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+            int i = at; // in a local: the field is written once, not per byte
+            while (i < in.length) {
+                int b = in[i++] & 0xff;
+                if (b > ' ' || b != ' ' && b != '\n' && b != '\r' && b != '\t') { // most tokens follow no white space
+                    at = i;
                     return b;
                 }
             }
+            at = i;
             return -1;
         }
 
@@ -687,20 +763,16 @@ public final class Fingerprint {
         }
 
         /**
-         * Whether the name encoded at {@code from} is excluded: as {@link Fingerprint#excluded}, which
-         * it asks about names that are not ASCII (or when an excluded name is not: {@code "k"} equals
-         * the Kelvin sign ignoring case).
+         * Whether the name just encoded at {@code from} is excluded: as {@link Fingerprint#excluded},
+         * which it asks about names that are not ASCII (or when an excluded name is not: {@code "k"}
+         * equals the Kelvin sign ignoring case).
          */
         private boolean excluded(int from, int length) {
             if (length < encoder.shortestExcluded || length > 4 * encoder.longestExcluded) {
                 return false; // a name of n chars has n to 3n bytes: it cannot equal an excluded name, ignoring case or not
             }
             byte[] name = out.array;
-            boolean ascii = encoder.asciiExcludeFields != null;
-            for (int i = from; ascii && i < from + length; i++) {
-                ascii = name[i] >= 0;
-            }
-            if (!ascii) {
+            if (!asciiString || encoder.asciiExcludeFields == null) {
                 return Fingerprint.excluded(new String(name, from, length, StandardCharsets.UTF_8), encoder.excludeFields);
             }
             for (byte[] field : encoder.asciiExcludeFields) {
@@ -711,11 +783,14 @@ public final class Fingerprint {
             return false;
         }
 
-        private static boolean equalsIgnoringAsciiCase(byte[] field, byte[] name, int from) {
-            for (int i = 0; i < field.length; i++) {
-                int c = field[i];
-                int d = name[from + i];
-                if (c != d && (c | 0x20) != (d | 0x20) || c != d && ((c | 0x20) < 'a' || (c | 0x20) > 'z')) {
+        /** @param lowerCaseField an excluded name in ASCII lower case */
+        private static boolean equalsIgnoringAsciiCase(byte[] lowerCaseField, byte[] name, int from) {
+            for (int i = 0; i < lowerCaseField.length; i++) {
+                int c = name[from + i];
+                if (c >= 'A' && c <= 'Z') {
+                    c += 'a' - 'A';
+                }
+                if (c != lowerCaseField[i]) {
                     return false;
                 }
             }
@@ -723,75 +798,129 @@ public final class Fingerprint {
         }
 
         /**
-         * A string's contents after its opening quote, as its UTF-8 length and bytes: runs without
-         * escapes are copied as they are (checked to be well-formed UTF-8), escapes decoded.
+         * A string's contents after its opening quote, as its UTF-8 length and bytes: plain bytes
+         * copied as they are, eight at a time ({@link #copyPlain}), UTF-8 sequences checked to be
+         * well-formed and copied, escapes decoded. Notes in {@link #asciiString} whether every byte
+         * written was ASCII.
          */
         private void string() {
             byte[] in = this.in;
             int lengthAt = out.reserveLength();
+            boolean ascii = true;
             int i = at;
-            int run = i;
             while (true) {
-                while (i < in.length && PLAIN[in[i] & 0xff]) {
-                    i++;
-                }
+                i = copyPlain(i);
                 if (i >= in.length) {
                     throw new NotCanonicalizable();
                 }
                 int b = in[i];
                 if (b == '"') {
-                    out.write(in, run, i - run);
                     at = i + 1;
                     break;
                 } else if (b == '\\') {
-                    out.write(in, run, i - run);
                     at = i + 1;
-                    escape();
+                    ascii &= escape();
                     i = at;
-                    run = i;
                 } else if (b < 0) {
-                    i = afterUtf8Sequence(i);
+                    ascii = false;
+                    int end = i;
+                    do {
+                        end = afterUtf8Sequence(end);
+                    } while (end < in.length && in[end] < 0); // a run of non-ASCII characters: one copy
+                    out.write(in, i, end - i);
+                    i = end;
                 } else {
                     throw new NotCanonicalizable(); // a raw control character
                 }
             }
+            asciiString = ascii;
             out.setLength(lengthAt, out.size - lengthAt - 4);
         }
 
-        /** After a backslash: the escaped character as UTF-8; a surrogate only as a pair of escapes. */
-        private void escape() {
+        /**
+         * Copies the plain bytes (printable ASCII but the quote and the backslash) from {@code i} on
+         * to the output; returns where the first other byte stands, or the input's end. Eight bytes
+         * at a time while eight remain: each word is written to the output whole, and the output's
+         * size moved past its plain bytes only (what follows them there is overwritten next).
+         */
+        private int copyPlain(int i) {
+            byte[] in = this.in;
+            while (i <= in.length - 8) {
+                long word = (long) LITTLE_ENDIAN_LONG.get(in, i);
+                out.ensure(8);
+                LITTLE_ENDIAN_LONG.set(out.array, out.size, word);
+                long stops = notPlain(word);
+                if (stops != 0) {
+                    int plain = Long.numberOfTrailingZeros(stops) >>> 3; // little-endian: the lowest byte is the first
+                    out.size += plain;
+                    return i + plain;
+                }
+                out.size += 8;
+                i += 8;
+            }
+            int from = i;
+            while (i < in.length && PLAIN[in[i] & 0xff]) {
+                i++;
+            }
+            out.write(in, from, i - from);
+            return i;
+        }
+
+        /**
+         * The high bit of each byte of {@code word} that is not plain: a quote, a backslash, a control
+         * character (below 0x20) or a byte of a multi-byte UTF-8 sequence (0x80 and above). SWAR
+         * ("SIMD within a register"): {@code (v - 0x01..) & ~v} sets the high bit of a zero byte,
+         * {@code (v - 0x20..) & ~v} of a byte below 0x20. A borrow can mark a byte above a marked
+         * one wrongly, never one below it, so the lowest mark, the only one the caller reads, is exact.
+         */
+        static long notPlain(long word) {
+            long quote = word ^ EACH_BYTE * '"';
+            long backslash = word ^ EACH_BYTE * '\\';
+            long zeroOrControl = (quote - EACH_BYTE) & ~quote
+                    | (backslash - EACH_BYTE) & ~backslash
+                    | (word - EACH_BYTE * 0x20) & ~word;
+            return (zeroOrControl | word) & EACH_BYTE * 0x80;
+        }
+
+        /** After a backslash: the escaped character as UTF-8; a surrogate only as a pair of escapes. Whether it is ASCII. */
+        private boolean escape() {
             if (at >= in.length) {
                 throw new NotCanonicalizable();
             }
-            switch (in[at++]) {
-                case '"' -> out.write('"');
-                case '\\' -> out.write('\\');
-                case '/' -> out.write('/');
-                case 'b' -> out.write('\b');
-                case 'f' -> out.write('\f');
-                case 'n' -> out.write('\n');
-                case 'r' -> out.write('\r');
-                case 't' -> out.write('\t');
-                case 'u' -> {
-                    int c = hex4();
-                    if (Character.isHighSurrogate((char) c)) {
-                        if (at + 1 >= in.length || in[at] != '\\' || in[at + 1] != 'u') {
-                            throw new NotCanonicalizable(); // a lone high surrogate
-                        }
-                        at += 2;
-                        int low = hex4();
-                        if (!Character.isLowSurrogate((char) low)) {
-                            throw new NotCanonicalizable();
-                        }
-                        utf8(Character.toCodePoint((char) c, (char) low));
-                    } else if (Character.isLowSurrogate((char) c)) {
-                        throw new NotCanonicalizable(); // a lone low surrogate
-                    } else {
-                        utf8(c);
-                    }
-                }
+            int c = switch (in[at++]) {
+                case '"' -> '"';
+                case '\\' -> '\\';
+                case '/' -> '/';
+                case 'b' -> '\b';
+                case 'f' -> '\f';
+                case 'n' -> '\n';
+                case 'r' -> '\r';
+                case 't' -> '\t';
+                case 'u' -> unicodeEscape();
                 default -> throw new NotCanonicalizable();
+            };
+            utf8(c);
+            return c < 0x80;
+        }
+
+        /** After {@code \}{@code u}: the code point, of one escape or of a surrogate pair's two. */
+        private int unicodeEscape() {
+            int c = hex4();
+            if (Character.isHighSurrogate((char) c)) {
+                if (at + 1 >= in.length || in[at] != '\\' || in[at + 1] != 'u') {
+                    throw new NotCanonicalizable(); // a lone high surrogate
+                }
+                at += 2;
+                int low = hex4();
+                if (!Character.isLowSurrogate((char) low)) {
+                    throw new NotCanonicalizable();
+                }
+                return Character.toCodePoint((char) c, (char) low);
             }
+            if (Character.isLowSurrogate((char) c)) {
+                throw new NotCanonicalizable(); // a lone low surrogate
+            }
+            return c;
         }
 
         private int hex4() {
