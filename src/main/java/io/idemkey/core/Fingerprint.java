@@ -285,26 +285,10 @@ public final class Fingerprint {
                 int member = order[i];
                 int start = members.starts[member];
                 int end = member + 1 < members.count ? members.starts[member + 1] : out.size;
-                copyWords(out.array, start, scratch, at, end - start);
+                Bytes.copy(out.array, start, scratch, at, end - start); // scratch has eight bytes of slack
                 at += end - start;
             }
             System.arraycopy(scratch, 0, out.array, from, length);
-        }
-
-        /**
-         * Copies {@code length} bytes eight at a time (most members are a few dozen bytes, where
-         * System.arraycopy's call costs more than the copy): the last word may carry up to seven
-         * bytes more, which land in {@code to}'s slack of eight bytes and are overwritten next.
-         */
-        private static void copyWords(byte[] from, int start, byte[] to, int at, int length) {
-            int words = (length + 7) >>> 3;
-            if (start + 8 * words > from.length) {
-                System.arraycopy(from, start, to, at, length); // the last word would read past the array
-                return;
-            }
-            for (int i = 0; i < 8 * words; i += 8) {
-                Bytes.writeLong(to, at + i, Bytes.readLong(from, start + i));
-            }
         }
     }
 
@@ -527,6 +511,9 @@ public final class Fingerprint {
         /** Lengths and longs are big-endian. */
         private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
         private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+        /** Eight bytes to copy, in whatever order the machine reads them fastest. */
+        private static final VarHandle WORD = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+        private static final int WORD_COPY_MAX = 64;
 
         private byte[] array;
         private int size;
@@ -566,10 +553,6 @@ public final class Fingerprint {
             return (long) LONG.get(array, at);
         }
 
-        static void writeLong(byte[] array, int at, long value) {
-            LONG.set(array, at, value);
-        }
-
         /** Room for a length written later with {@link #setLength}; returns where it goes. */
         int reserveLength() {
             ensure(4);
@@ -605,9 +588,26 @@ public final class Fingerprint {
         }
 
         void write(byte[] bytes, int from, int length) {
-            ensure(length);
-            System.arraycopy(bytes, from, array, size, length);
+            ensure(length + 8); // the slack a word copy may write into
+            copy(bytes, from, array, size, length);
             size += length;
+        }
+
+        /**
+         * Copies {@code length} bytes from one array to another; up to {@link #WORD_COPY_MAX} eight
+         * at a time (most members, names and numbers are a few dozen bytes, where System.arraycopy's
+         * call costs more than the copy). The last word may carry up to seven bytes more: they land in
+         * {@code to} after the copy, in space that is free and overwritten next, which the caller vouches for.
+         */
+        static void copy(byte[] from, int start, byte[] to, int at, int length) {
+            int words = (length + 7) & ~7;
+            if (length > WORD_COPY_MAX || start + words > from.length || at + words > to.length) {
+                System.arraycopy(from, start, to, at, length);
+                return;
+            }
+            for (int i = 0; i < words; i += 8) {
+                WORD.set(to, at + i, (long) WORD.get(from, start + i));
+            }
         }
     }
 
