@@ -193,8 +193,14 @@ public final class Fingerprint {
                 ascii[i] = field.toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
             }
             this.asciiExcludeFields = ascii;
-            this.shortestExcluded = Arrays.stream(this.excludeFields).mapToInt(String::length).min().orElse(Integer.MAX_VALUE);
-            this.longestExcluded = Arrays.stream(this.excludeFields).mapToInt(String::length).max().orElse(-1);
+            int shortest = Integer.MAX_VALUE;
+            int longest = -1;
+            for (String field : this.excludeFields) { // a loop, not a stream: this runs for every request
+                shortest = Math.min(shortest, field.length());
+                longest = Math.max(longest, field.length());
+            }
+            this.shortestExcluded = shortest;
+            this.longestExcluded = longest;
         }
 
         void value(JsonParser parser, JsonParser.Event event, int depth) {
@@ -322,8 +328,30 @@ public final class Fingerprint {
             inOrder = true;
         }
 
-        /** @param name the member's name, or null in byte mode */
+        /** A member named by a String (the JSON-P path), encoded from {@code start} on. */
         void add(String name, int start) {
+            makeRoom();
+            names[count] = name;
+            starts[count] = start;
+            added();
+        }
+
+        /**
+         * Byte mode: a member encoded from {@code start} on, its name's length and bytes first.
+         *
+         * @param prefix its name's {@link #prefix}, read as soon as the name was written (a read of
+         *               eight bytes just written by several smaller writes waits for them to reach
+         *               the cache; read at once, they were written by one)
+         */
+        void add(int start, int nameLength, long prefix) {
+            makeRoom();
+            starts[count] = start;
+            nameLengths[count] = nameLength;
+            prefixes[count] = prefix;
+            added();
+        }
+
+        private void makeRoom() {
             if (count == starts.length) {
                 names = Arrays.copyOf(names, count * 2);
                 starts = Arrays.copyOf(starts, count * 2);
@@ -331,12 +359,10 @@ public final class Fingerprint {
                 prefixes = Arrays.copyOf(prefixes, count * 2);
                 order = new int[count * 2];
             }
-            names[count] = name;
-            starts[count] = start;
-            if (encoded != null) {
-                nameLengths[count] = Bytes.readInt(encoded.array, start);
-                prefixes[count] = prefix(encoded.array, start + 4, nameLengths[count]);
-            }
+        }
+
+        /** Compares the member just added with the one before: a repeated name fails, one out of order is noted. */
+        private void added() {
             if (count > 0) {
                 int compared = compare(count - 1, count);
                 if (compared == 0) {
@@ -522,10 +548,15 @@ public final class Fingerprint {
             array = new byte[capacity];
         }
 
+        /** Room for {@code more} bytes; small enough for the JIT to inline everywhere (growing is apart). */
         private void ensure(int more) {
             if (size + more > array.length) {
-                array = Arrays.copyOf(array, Math.max(array.length * 2, size + more));
+                grow(more);
             }
+        }
+
+        private void grow(int more) {
+            array = Arrays.copyOf(array, Math.max(array.length * 2, size + more));
         }
 
         void write(int b) {
@@ -662,18 +693,28 @@ public final class Fingerprint {
             return out;
         }
 
-        /** The next byte that is not white space (consumed), as 0–255; -1 at the end. */
+        /**
+         * The next byte that is not white space (consumed), as 0–255; -1 at the end. Small enough
+         * (under 35 bytes of bytecode) for the JIT to inline wherever it is called; white space is
+         * skipped by {@link #afterWhiteSpace}.
+         */
         private int next() {
+            int i = at;
+            if (i < in.length && in[i] > ' ') { // most tokens follow no white space (a byte above 0x7F is negative: a mistake, judged there)
+                at = i + 1;
+                return in[i];
+            }
+            return afterWhiteSpace();
+        }
+
+        private int afterWhiteSpace() {
             byte[] in = this.in;
-            int i = at; // in a local: the field is written once, not per byte
-            while (i < in.length) {
-                int b = in[i++] & 0xff;
-                if (b > ' ' || b != ' ' && b != '\n' && b != '\r' && b != '\t') { // most tokens follow no white space
-                    at = i;
+            while (at < in.length) {
+                int b = in[at++] & 0xff;
+                if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
                     return b;
                 }
             }
-            at = i;
             return -1;
         }
 
@@ -739,13 +780,15 @@ public final class Fingerprint {
                     }
                     int start = out.size;
                     string(); // the name's encoding is a string's: its UTF-8 length and bytes
-                    boolean kept = !excluded(start + 4, out.size - start - 4);
+                    int nameLength = out.size - start - 4;
+                    long prefix = Members.prefix(out.array, start + 4, nameLength);
+                    boolean kept = !excluded(start + 4, nameLength);
                     if (next() != ':') {
                         throw new NotCanonicalizable();
                     }
                     value(next(), depth + 1);
                     if (kept) {
-                        members.add(null, start);
+                        members.add(start, nameLength, prefix);
                     } else {
                         out.size = start;
                     }
