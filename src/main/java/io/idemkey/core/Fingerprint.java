@@ -666,11 +666,6 @@ public final class Fingerprint {
             }
         }
 
-        /** Eight bytes of the input as one long, the first in the lowest byte. */
-        private static final VarHandle LITTLE_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-        /** Times a byte value: that value in each of a long's eight bytes. */
-        private static final long EACH_BYTE = 0x0101010101010101L;
-
         private final byte[] in;
         private final Encoder encoder;
         private final Bytes out;
@@ -841,9 +836,9 @@ public final class Fingerprint {
         }
 
         /**
-         * A string's contents after its opening quote, as its UTF-8 length and bytes: plain bytes
-         * copied as they are, eight at a time ({@link #copyPlain}), UTF-8 sequences checked to be
-         * well-formed and copied, escapes decoded. Notes in {@link #asciiString} whether every byte
+         * A string's contents after its opening quote, as its UTF-8 length and bytes: runs of plain
+         * bytes copied as they are ({@link #copyPlain}), UTF-8 sequences checked to be well-formed
+         * and copied, escapes decoded. Notes in {@link #asciiString} whether every byte
          * written was ASCII.
          */
         private void string() {
@@ -882,47 +877,16 @@ public final class Fingerprint {
 
         /**
          * Copies the plain bytes (printable ASCII but the quote and the backslash) from {@code i} on
-         * to the output; returns where the first other byte stands, or the input's end. Eight bytes
-         * at a time while eight remain: each word is written to the output whole, and the output's
-         * size moved past its plain bytes only (what follows them there is overwritten next).
+         * to the output, as one run; returns where the first other byte stands, or the input's end.
          */
         private int copyPlain(int i) {
             byte[] in = this.in;
-            while (i <= in.length - 8) {
-                long word = (long) LITTLE_ENDIAN_LONG.get(in, i);
-                out.ensure(8);
-                LITTLE_ENDIAN_LONG.set(out.array, out.size, word);
-                long stops = notPlain(word);
-                if (stops != 0) {
-                    int plain = Long.numberOfTrailingZeros(stops) >>> 3; // little-endian: the lowest byte is the first
-                    out.size += plain;
-                    return i + plain;
-                }
-                out.size += 8;
-                i += 8;
-            }
             int from = i;
             while (i < in.length && PLAIN[in[i] & 0xff]) {
                 i++;
             }
             out.write(in, from, i - from);
             return i;
-        }
-
-        /**
-         * The high bit of each byte of {@code word} that is not plain: a quote, a backslash, a control
-         * character (below 0x20) or a byte of a multi-byte UTF-8 sequence (0x80 and above). SWAR
-         * ("SIMD within a register"): {@code (v - 0x01..) & ~v} sets the high bit of a zero byte,
-         * {@code (v - 0x20..) & ~v} of a byte below 0x20. A borrow can mark a byte above a marked
-         * one wrongly, never one below it, so the lowest mark, the only one the caller reads, is exact.
-         */
-        static long notPlain(long word) {
-            long quote = word ^ EACH_BYTE * '"';
-            long backslash = word ^ EACH_BYTE * '\\';
-            long zeroOrControl = (quote - EACH_BYTE) & ~quote
-                    | (backslash - EACH_BYTE) & ~backslash
-                    | (word - EACH_BYTE * 0x20) & ~word;
-            return (zeroOrControl | word) & EACH_BYTE * 0x80;
         }
 
         /** After a backslash: the escaped character as UTF-8; a surrogate only as a pair of escapes. Whether it is ASCII. */
