@@ -28,7 +28,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -180,22 +179,22 @@ public final class Fingerprint {
 
         Encoder(int jsonLength, Set<String> excludeFields, boolean namesInPlace) {
             this.namesInPlace = namesInPlace;
-            this.out = new Bytes(64 + jsonLength + jsonLength / 8); // about the canonical form's size: lengths replace quotes and commas
+            // about the canonical form's size (lengths replace quotes and commas, ints take 8 bytes): a
+            // body's worth of growth (a 1 MB body's buffer copied into 2 MB) is rarely needed
+            this.out = new Bytes(64 + jsonLength + jsonLength / 8);
             this.excludeFields = excludeFields.toArray(String[]::new);
             byte[][] ascii = new byte[this.excludeFields.length][];
             for (int i = 0; i < ascii.length; i++) {
-                String field = this.excludeFields[i];
-                if (field.getBytes(StandardCharsets.UTF_8).length != field.length()) {
+                ascii[i] = this.excludeFields[i].getBytes(StandardCharsets.UTF_8);
+                if (ascii[i].length != this.excludeFields[i].length()) {
                     ascii = null; // an excluded name that is not ASCII: every name is compared as a String
                     break;
                 }
-                // between ASCII names, String.equalsIgnoreCase is equality in ASCII lower case
-                ascii[i] = field.toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
             }
             this.asciiExcludeFields = ascii;
             int shortest = Integer.MAX_VALUE;
             int longest = -1;
-            for (String field : this.excludeFields) { // a loop, not a stream: this runs for every request
+            for (String field : this.excludeFields) { // a loop, not two streams: this runs for every request
                 shortest = Math.min(shortest, field.length());
                 longest = Math.max(longest, field.length());
             }
@@ -275,26 +274,23 @@ public final class Fingerprint {
             out.setLength(countAt, count);
         }
 
-        /**
-         * Moves the members' bytes (from the first member's start to the end of the output) into name
-         * order: gathered into the scratch space in that order, then copied back at once.
-         */
+        /** Moves the members' bytes (from the first member's start to the end of the output) into name order. */
         private void putInNameOrder(Members members) {
             int[] order = members.sortedOrder();
             int from = members.starts[0];
             int length = out.size - from;
-            if (scratch.length < length + 8) {
-                scratch = new byte[Math.max(length + 8, scratch.length * 2)];
+            if (scratch.length < length) {
+                scratch = new byte[Math.max(length, scratch.length * 2)];
             }
-            int at = 0;
+            System.arraycopy(out.array, from, scratch, 0, length);
+            int at = from;
             for (int i = 0; i < members.count; i++) {
                 int member = order[i];
-                int start = members.starts[member];
-                int end = member + 1 < members.count ? members.starts[member + 1] : out.size;
-                Bytes.copy(out.array, start, scratch, at, end - start); // scratch has eight bytes of slack
+                int start = members.starts[member] - from;
+                int end = (member + 1 < members.count ? members.starts[member + 1] : out.size) - from;
+                System.arraycopy(scratch, start, out.array, at, end - start);
                 at += end - start;
             }
-            System.arraycopy(scratch, 0, out.array, from, length);
         }
     }
 
@@ -313,8 +309,6 @@ public final class Fingerprint {
         private int[] starts = new int[8];
         /** Byte mode: the length of each name (its bytes follow its start's 4-byte length). */
         private int[] nameLengths = new int[8];
-        /** Byte mode: each name's first eight bytes as one number ({@link #prefix}), compared before the bytes. */
-        private long[] prefixes = new long[8];
         private int[] order = new int[8];
         private int count;
         private boolean inOrder;
@@ -328,41 +322,19 @@ public final class Fingerprint {
             inOrder = true;
         }
 
-        /** A member named by a String (the JSON-P path), encoded from {@code start} on. */
+        /** @param name the member's name, or null in byte mode */
         void add(String name, int start) {
-            makeRoom();
-            names[count] = name;
-            starts[count] = start;
-            added();
-        }
-
-        /**
-         * Byte mode: a member encoded from {@code start} on, its name's length and bytes first.
-         *
-         * @param prefix its name's {@link #prefix}, read as soon as the name was written (a read of
-         *               eight bytes just written by several smaller writes waits for them to reach
-         *               the cache; read at once, they were written by one)
-         */
-        void add(int start, int nameLength, long prefix) {
-            makeRoom();
-            starts[count] = start;
-            nameLengths[count] = nameLength;
-            prefixes[count] = prefix;
-            added();
-        }
-
-        private void makeRoom() {
             if (count == starts.length) {
                 names = Arrays.copyOf(names, count * 2);
                 starts = Arrays.copyOf(starts, count * 2);
                 nameLengths = Arrays.copyOf(nameLengths, count * 2);
-                prefixes = Arrays.copyOf(prefixes, count * 2);
                 order = new int[count * 2];
             }
-        }
-
-        /** Compares the member just added with the one before: a repeated name fails, one out of order is noted. */
-        private void added() {
+            names[count] = name;
+            starts[count] = start;
+            if (encoded != null) {
+                nameLengths[count] = Bytes.readInt(encoded.array, start);
+            }
             if (count > 0) {
                 int compared = compare(count - 1, count);
                 if (compared == 0) {
@@ -378,20 +350,6 @@ public final class Fingerprint {
             if (encoded == null) {
                 return names[a].compareTo(names[b]);
             }
-            long x = prefixes[a];
-            long y = prefixes[b];
-            if (x != y) {
-                int first = Long.numberOfLeadingZeros(x ^ y) & ~7; // where the first byte that differs starts
-                if ((x << first | y << first) >= 0) {
-                    // in both an ASCII byte or the end of the name (a zero): their bytes' order is the Strings' order
-                    return Long.compareUnsigned(x, y);
-                }
-            }
-            return compareBytes(a, b);
-        }
-
-        /** Byte mode, two names byte by byte: UTF-8 bytes, in String order where they differ. */
-        private int compareBytes(int a, int b) {
             byte[] array = encoded.array;
             int x = starts[a] + 4;
             int y = starts[b] + 4;
@@ -404,24 +362,6 @@ public final class Fingerprint {
                 }
             }
             return nameLengths[a] - nameLengths[b];
-        }
-
-        /**
-         * A name's first eight bytes, big-endian, zeros after a shorter name: where two prefixes
-         * differ first, either two bytes of the names differ, or the shorter name has ended, so
-         * comparing them as unsigned numbers orders the names as their bytes (the Strings' order if
-         * those bytes are ASCII).
-         */
-        static long prefix(byte[] array, int from, int length) {
-            if (from + 8 <= array.length) {
-                long word = Bytes.readLong(array, from);
-                return length >= 8 ? word : length == 0 ? 0 : word & -1L << 64 - 8 * length;
-            }
-            long prefix = 0;
-            for (int i = 0; i < 8; i++) {
-                prefix = prefix << 8 | (i < length ? array[from + i] & 0xff : 0);
-            }
-            return prefix;
         }
 
         /**
@@ -537,9 +477,6 @@ public final class Fingerprint {
         /** Lengths and longs are big-endian. */
         private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
         private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-        /** Eight bytes to copy, in whatever order the machine reads them fastest. */
-        private static final VarHandle WORD = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
-        private static final int WORD_COPY_MAX = 64;
 
         private byte[] array;
         private int size;
@@ -548,7 +485,7 @@ public final class Fingerprint {
             array = new byte[capacity];
         }
 
-        /** Room for {@code more} bytes; small enough for the JIT to inline everywhere (growing is apart). */
+        /** Room for {@code more} bytes; small enough for the JIT to inline at every call (growing is apart). */
         private void ensure(int more) {
             if (size + more > array.length) {
                 grow(more);
@@ -578,10 +515,6 @@ public final class Fingerprint {
 
         static int readInt(byte[] array, int at) {
             return (int) INT.get(array, at);
-        }
-
-        static long readLong(byte[] array, int at) {
-            return (long) LONG.get(array, at);
         }
 
         /** Room for a length written later with {@link #setLength}; returns where it goes. */
@@ -619,26 +552,9 @@ public final class Fingerprint {
         }
 
         void write(byte[] bytes, int from, int length) {
-            ensure(length + 8); // the slack a word copy may write into
-            copy(bytes, from, array, size, length);
+            ensure(length);
+            System.arraycopy(bytes, from, array, size, length);
             size += length;
-        }
-
-        /**
-         * Copies {@code length} bytes from one array to another; up to {@link #WORD_COPY_MAX} eight
-         * at a time (most members, names and numbers are a few dozen bytes, where System.arraycopy's
-         * call costs more than the copy). The last word may carry up to seven bytes more: they land in
-         * {@code to} after the copy, in space that is free and overwritten next, which the caller vouches for.
-         */
-        static void copy(byte[] from, int start, byte[] to, int at, int length) {
-            int words = (length + 7) & ~7;
-            if (length > WORD_COPY_MAX || start + words > from.length || at + words > to.length) {
-                System.arraycopy(from, start, to, at, length);
-                return;
-            }
-            for (int i = 0; i < words; i += 8) {
-                WORD.set(to, at + i, (long) WORD.get(from, start + i));
-            }
         }
     }
 
@@ -670,8 +586,6 @@ public final class Fingerprint {
         private final Encoder encoder;
         private final Bytes out;
         private int at;
-        /** Whether the last string read wrote only ASCII bytes (no UTF-8 sequence, no escape of one). */
-        private boolean asciiString;
 
         Utf8Json(byte[] in, Encoder encoder) {
             this.in = in;
@@ -688,21 +602,8 @@ public final class Fingerprint {
             return out;
         }
 
-        /**
-         * The next byte that is not white space (consumed), as 0–255; -1 at the end. Small enough
-         * (under 35 bytes of bytecode) for the JIT to inline wherever it is called; white space is
-         * skipped by {@link #afterWhiteSpace}.
-         */
+        /** The next byte that is not white space (consumed), as 0–255; -1 at the end. */
         private int next() {
-            int i = at;
-            if (i < in.length && in[i] > ' ') { // most tokens follow no white space (a byte above 0x7F is negative: a mistake, judged there)
-                at = i + 1;
-                return in[i];
-            }
-            return afterWhiteSpace();
-        }
-
-        private int afterWhiteSpace() {
             byte[] in = this.in;
             while (at < in.length) {
                 int b = in[at++] & 0xff;
@@ -775,15 +676,13 @@ public final class Fingerprint {
                     }
                     int start = out.size;
                     string(); // the name's encoding is a string's: its UTF-8 length and bytes
-                    int nameLength = out.size - start - 4;
-                    long prefix = Members.prefix(out.array, start + 4, nameLength);
-                    boolean kept = !excluded(start + 4, nameLength);
+                    boolean kept = !excluded(start + 4, out.size - start - 4);
                     if (next() != ':') {
                         throw new NotCanonicalizable();
                     }
                     value(next(), depth + 1);
                     if (kept) {
-                        members.add(start, nameLength, prefix);
+                        members.add(null, start);
                     } else {
                         out.size = start;
                     }
@@ -801,16 +700,20 @@ public final class Fingerprint {
         }
 
         /**
-         * Whether the name just encoded at {@code from} is excluded: as {@link Fingerprint#excluded},
-         * which it asks about names that are not ASCII (or when an excluded name is not: {@code "k"}
-         * equals the Kelvin sign ignoring case).
+         * Whether the name encoded at {@code from} is excluded: as {@link Fingerprint#excluded}, which
+         * it asks about names that are not ASCII (or when an excluded name is not: {@code "k"} equals
+         * the Kelvin sign ignoring case).
          */
         private boolean excluded(int from, int length) {
             if (length < encoder.shortestExcluded || length > 4 * encoder.longestExcluded) {
                 return false; // a name of n chars has n to 3n bytes: it cannot equal an excluded name, ignoring case or not
             }
             byte[] name = out.array;
-            if (!asciiString || encoder.asciiExcludeFields == null) {
+            boolean ascii = encoder.asciiExcludeFields != null;
+            for (int i = from; ascii && i < from + length; i++) {
+                ascii = name[i] >= 0;
+            }
+            if (!ascii) {
                 return Fingerprint.excluded(new String(name, from, length, StandardCharsets.UTF_8), encoder.excludeFields);
             }
             for (byte[] field : encoder.asciiExcludeFields) {
@@ -821,14 +724,11 @@ public final class Fingerprint {
             return false;
         }
 
-        /** @param lowerCaseField an excluded name in ASCII lower case */
-        private static boolean equalsIgnoringAsciiCase(byte[] lowerCaseField, byte[] name, int from) {
-            for (int i = 0; i < lowerCaseField.length; i++) {
-                int c = name[from + i];
-                if (c >= 'A' && c <= 'Z') {
-                    c += 'a' - 'A';
-                }
-                if (c != lowerCaseField[i]) {
+        private static boolean equalsIgnoringAsciiCase(byte[] field, byte[] name, int from) {
+            for (int i = 0; i < field.length; i++) {
+                int c = field[i];
+                int d = name[from + i];
+                if (c != d && (c | 0x20) != (d | 0x20) || c != d && ((c | 0x20) < 'a' || (c | 0x20) > 'z')) {
                     return false;
                 }
             }
@@ -836,98 +736,75 @@ public final class Fingerprint {
         }
 
         /**
-         * A string's contents after its opening quote, as its UTF-8 length and bytes: runs of plain
-         * bytes copied as they are ({@link #copyPlain}), UTF-8 sequences checked to be well-formed
-         * and copied, escapes decoded. Notes in {@link #asciiString} whether every byte
-         * written was ASCII.
+         * A string's contents after its opening quote, as its UTF-8 length and bytes: runs without
+         * escapes are copied as they are (checked to be well-formed UTF-8), escapes decoded.
          */
         private void string() {
             byte[] in = this.in;
             int lengthAt = out.reserveLength();
-            boolean ascii = true;
             int i = at;
+            int run = i;
             while (true) {
-                i = copyPlain(i);
+                while (i < in.length && PLAIN[in[i] & 0xff]) {
+                    i++;
+                }
                 if (i >= in.length) {
                     throw new NotCanonicalizable();
                 }
                 int b = in[i];
                 if (b == '"') {
+                    out.write(in, run, i - run);
                     at = i + 1;
                     break;
                 } else if (b == '\\') {
+                    out.write(in, run, i - run);
                     at = i + 1;
-                    ascii &= escape();
+                    escape();
                     i = at;
+                    run = i;
                 } else if (b < 0) {
-                    ascii = false;
-                    int end = i;
-                    do {
-                        end = afterUtf8Sequence(end);
-                    } while (end < in.length && in[end] < 0); // a run of non-ASCII characters: one copy
-                    out.write(in, i, end - i);
-                    i = end;
+                    i = afterUtf8Sequence(i);
                 } else {
                     throw new NotCanonicalizable(); // a raw control character
                 }
             }
-            asciiString = ascii;
             out.setLength(lengthAt, out.size - lengthAt - 4);
         }
 
-        /**
-         * Copies the plain bytes (printable ASCII but the quote and the backslash) from {@code i} on
-         * to the output, as one run; returns where the first other byte stands, or the input's end.
-         */
-        private int copyPlain(int i) {
-            byte[] in = this.in;
-            int from = i;
-            while (i < in.length && PLAIN[in[i] & 0xff]) {
-                i++;
-            }
-            out.write(in, from, i - from);
-            return i;
-        }
-
-        /** After a backslash: the escaped character as UTF-8; a surrogate only as a pair of escapes. Whether it is ASCII. */
-        private boolean escape() {
+        /** After a backslash: the escaped character as UTF-8; a surrogate only as a pair of escapes. */
+        private void escape() {
             if (at >= in.length) {
                 throw new NotCanonicalizable();
             }
-            int c = switch (in[at++]) {
-                case '"' -> '"';
-                case '\\' -> '\\';
-                case '/' -> '/';
-                case 'b' -> '\b';
-                case 'f' -> '\f';
-                case 'n' -> '\n';
-                case 'r' -> '\r';
-                case 't' -> '\t';
-                case 'u' -> unicodeEscape();
+            switch (in[at++]) {
+                case '"' -> out.write('"');
+                case '\\' -> out.write('\\');
+                case '/' -> out.write('/');
+                case 'b' -> out.write('\b');
+                case 'f' -> out.write('\f');
+                case 'n' -> out.write('\n');
+                case 'r' -> out.write('\r');
+                case 't' -> out.write('\t');
+                case 'u' -> {
+                    int c = hex4();
+                    if (Character.isHighSurrogate((char) c)) {
+                        if (at + 1 >= in.length || in[at] != '\\' || in[at + 1] != 'u') {
+                            throw new NotCanonicalizable(); // a lone high surrogate
+                        }
+                        at += 2;
+                        int low = hex4();
+                        if (!Character.isLowSurrogate((char) low)) {
+                            throw new NotCanonicalizable();
+                        }
+                        utf8(Character.toCodePoint((char) c, (char) low));
+                    } else if (Character.isLowSurrogate((char) c)) {
+                        throw new NotCanonicalizable(); // a lone low surrogate
+                    } else {
+                        utf8(c);
+                    }
+                }
                 default -> throw new NotCanonicalizable();
-            };
-            utf8(c);
-            return c < 0x80;
-        }
-
-        /** After {@code \}{@code u}: the code point, of one escape or of a surrogate pair's two. */
-        private int unicodeEscape() {
-            int c = hex4();
-            if (Character.isHighSurrogate((char) c)) {
-                if (at + 1 >= in.length || in[at] != '\\' || in[at + 1] != 'u') {
-                    throw new NotCanonicalizable(); // a lone high surrogate
-                }
-                at += 2;
-                int low = hex4();
-                if (!Character.isLowSurrogate((char) low)) {
-                    throw new NotCanonicalizable();
-                }
-                return Character.toCodePoint((char) c, (char) low);
             }
-            if (Character.isLowSurrogate((char) c)) {
-                throw new NotCanonicalizable(); // a lone low surrogate
-            }
-            return c;
         }
 
         private int hex4() {
