@@ -179,9 +179,7 @@ public final class Fingerprint {
 
         Encoder(int jsonLength, Set<String> excludeFields, boolean namesInPlace) {
             this.namesInPlace = namesInPlace;
-            // about the canonical form's size (lengths replace quotes and commas, ints take 8 bytes): a
-            // body's worth of growth (a 1 MB body's buffer copied into 2 MB) is rarely needed
-            this.out = new Bytes(64 + jsonLength + jsonLength / 8);
+            this.out = new Bytes(64 + jsonLength);
             this.excludeFields = excludeFields.toArray(String[]::new);
             byte[][] ascii = new byte[this.excludeFields.length][];
             for (int i = 0; i < ascii.length; i++) {
