@@ -190,8 +190,14 @@ public final class Fingerprint {
                 }
             }
             this.asciiExcludeFields = ascii;
-            this.shortestExcluded = Arrays.stream(this.excludeFields).mapToInt(String::length).min().orElse(Integer.MAX_VALUE);
-            this.longestExcluded = Arrays.stream(this.excludeFields).mapToInt(String::length).max().orElse(-1);
+            int shortest = Integer.MAX_VALUE;
+            int longest = -1;
+            for (String field : this.excludeFields) { // a loop, not two streams: this runs for every request
+                shortest = Math.min(shortest, field.length());
+                longest = Math.max(longest, field.length());
+            }
+            this.shortestExcluded = shortest;
+            this.longestExcluded = longest;
         }
 
         void value(JsonParser parser, JsonParser.Event event, int depth) {
@@ -477,10 +483,15 @@ public final class Fingerprint {
             array = new byte[capacity];
         }
 
+        /** Room for {@code more} bytes; small enough for the JIT to inline at every call (growing is apart). */
         private void ensure(int more) {
             if (size + more > array.length) {
-                array = Arrays.copyOf(array, Math.max(array.length * 2, size + more));
+                grow(more);
             }
+        }
+
+        private void grow(int more) {
+            array = Arrays.copyOf(array, Math.max(array.length * 2, size + more));
         }
 
         void write(int b) {
