@@ -68,11 +68,12 @@ public class IdempotencyRuntime {
     /** The TTL a completed record's age is computed from: the annotations' default, 24 hours. */
     private static final Duration ADMIN_DEFAULT_TTL = Duration.ofHours(24);
     private static final String MANAGED_THREADS = "java:comp/DefaultManagedThreadFactory";
-    /** The leases' pool: the lease ticker and the renewal calls it hands out (at most four at once). */
+    /** The leases' pool: the lease ticker and the renewal calls it hands out (at most four at once), nothing else. */
     private static final int LEASE_THREADS = 5;
     /**
-     * The other background work's pool: store calls after a transaction ended, the JDBC cleanup, a
-     * cluster's topology refreshes; none of it can hold up a lease renewal.
+     * The other background work's pool: store calls after a transaction ended, completions and
+     * releases the store did not take tried again, the JDBC cleanup, a cluster's topology refreshes;
+     * none of it can hold up a lease renewal.
      */
     private static final int WORK_THREADS = 8;
     /** How long stopping waits for the store calls already handed to the work pool. */
@@ -151,6 +152,7 @@ public class IdempotencyRuntime {
         tracer = optional(tracers, "MicroProfile Telemetry", "decisions are not added to spans").orElse(RequestTracer.NONE);
         engine = IdempotencyEngine.builder(exporter == IdempotencyMetrics.Exporter.NONE ? store : new TimedStore(store, exporter),
                         scheduler)
+                .retries(workScheduler) // a completion the store did not take: never in the leases' pool
                 .metrics(new IdempotencyMetrics(exporter))
                 .unavailableRetryAfter(settings.unavailableRetryAfter())
                 .conflictRetryAfterMax(settings.conflictRetryAfterMax())
@@ -279,8 +281,9 @@ public class IdempotencyRuntime {
             try {
                 if (!workPool.awaitTermination(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
                     int dropped = workPool.shutdownNow().size();
-                    LOG.warning(() -> "Idemkey stopped with store calls unfinished after " + STOP_WAIT.toSeconds() + " s ("
-                            + dropped + " not started): their records stay in progress until their leases run out");
+                    LOG.warning(() -> "Idemkey stopped with background work unfinished after " + STOP_WAIT.toSeconds() + " s ("
+                            + dropped + " tasks not started): a record whose completion was among them stays in progress"
+                            + " until its lease runs out");
                 }
             } catch (InterruptedException e) {
                 workPool.shutdownNow();
@@ -518,7 +521,12 @@ public class IdempotencyRuntime {
     private ScheduledThreadPoolExecutor pool(int size) {
         ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(size, threads);
         pool.setRemoveOnCancelPolicy(true); // cancelled tasks (an idle ticker, retries) leave the queue at once
-        pool.prestartAllCoreThreads();
+        try {
+            pool.prestartAllCoreThreads();
+        } catch (RuntimeException | Error e) {
+            pool.shutdownNow();
+            throw e;
+        }
         return pool;
     }
 }

@@ -9,6 +9,7 @@ import io.idemkey.core.StoredResponse;
 import io.idemkey.spi.IdempotencyStore;
 
 import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
@@ -122,7 +123,12 @@ final class TransactionalStoreCalls implements IdempotentCalls.StoreCalls {
      */
     private void afterTransaction(Runnable storeCall) {
         if (store.joinsTransactions()) {
-            scheduler.once(Duration.ZERO, storeCall);
+            try {
+                scheduler.once(Duration.ZERO, storeCall);
+            } catch (RejectedExecutionException stopping) { // in a transaction's afterCompletion: nobody else would say it
+                LOG.warning(() -> "Idemkey: the application is stopping; a record's completion or release after its"
+                        + " transaction was not sent, and the record stays in progress until its lease runs out");
+            }
         } else {
             storeCall.run();
         }

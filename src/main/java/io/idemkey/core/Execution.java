@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -40,7 +41,7 @@ public final class Execution {
     private enum State { RUNNING, COMMITTING, FINISHING, COMPLETED, RELEASED, LOST }
 
     private final IdempotencyStore store;
-    private final Scheduler scheduler;
+    private final Scheduler retryScheduler;
     private final Clock clock;
     private final IdempotencyMetrics metrics;
     private final int maxStoredResponseBytes;
@@ -75,7 +76,7 @@ public final class Execution {
               String endpoint, IdempotencyPolicy policy, Instant acquiredAt) {
         this.store = engine.store();
         this.engine = engine;
-        this.scheduler = engine.scheduler();
+        this.retryScheduler = engine.retryScheduler();
         this.clock = engine.clock();
         this.metrics = engine.metrics();
         this.maxStoredResponseBytes = engine.maxStoredResponseBytes();
@@ -383,30 +384,41 @@ public final class Execution {
     private void retryInBackground(String operation, Event success, BooleanSupplier storeCall) {
         AtomicReference<Scheduler.Task> self = new AtomicReference<>();
         Duration interval = policy.renewalInterval().dividedBy(2);
-        self.set(scheduler.everyInterval(interval.isZero() ? Duration.ofMillis(1) : interval, () -> {
-            if (state.get() != State.FINISHING) {
-                self.get().cancel();
-                return;
-            }
-            if (clock.instant().isAfter(leaseExpiresAt)) {
-                self.get().cancel();
-                state.set(State.LOST);
-                metrics.count(Event.LOST_LEASE, endpoint);
-                if (success == Event.COMPLETED) {
-                    metrics.count(Event.NOT_RECORDED, endpoint);
+        try {
+            self.set(retryScheduler.everyInterval(interval.isZero() ? Duration.ofMillis(1) : interval, () -> {
+                if (state.get() != State.FINISHING) {
+                    self.get().cancel();
+                    return;
                 }
-                log(Level.WARNING, operation + "-abandoned",
-                        "reason", "store unreachable until the lease ended; the record expires by itself");
-                return;
-            }
-            try {
-                boolean applied = storeCall.getAsBoolean();
-                self.get().cancel();
-                settle(applied, success, operation);
-            } catch (RuntimeException e) {
-                metrics.count(Event.STORE_ERROR, endpoint);
-            }
-        }));
+                if (clock.instant().isAfter(leaseExpiresAt)) {
+                    self.get().cancel();
+                    abandon(operation, success, "store unreachable until the lease ended; the record expires by itself");
+                    return;
+                }
+                retry(operation, success, storeCall, self.get());
+            }));
+        } catch (RejectedExecutionException stopping) {
+            abandon(operation, success, "the application is stopping; the record expires by itself");
+        }
+    }
+
+    private void abandon(String operation, Event success, String reason) {
+        state.set(State.LOST);
+        metrics.count(Event.LOST_LEASE, endpoint);
+        if (success == Event.COMPLETED) {
+            metrics.count(Event.NOT_RECORDED, endpoint);
+        }
+        log(Level.WARNING, operation + "-abandoned", "reason", reason);
+    }
+
+    private void retry(String operation, Event success, BooleanSupplier storeCall, Scheduler.Task retries) {
+        try {
+            boolean applied = storeCall.getAsBoolean();
+            retries.cancel();
+            settle(applied, success, operation);
+        } catch (RuntimeException e) {
+            metrics.count(Event.STORE_ERROR, endpoint);
+        }
     }
 
     private void settle(boolean applied, Event success, String operation) {

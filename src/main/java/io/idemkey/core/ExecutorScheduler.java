@@ -40,7 +40,10 @@ public final class ExecutorScheduler implements Scheduler {
             try {
                 task.run();
             } finally {
-                tasks.remove(self.get()); // (null if it ran before it was booked: removed below)
+                ScheduledFuture<?> booked = self.get();
+                if (booked != null) { // null if it ran before it was booked: removed below
+                    tasks.remove(booked);
+                }
             }
         }, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
         self.set(future);

@@ -41,6 +41,7 @@ public final class IdempotencyEngine {
 
     private final IdempotencyStore store;
     private final Scheduler scheduler;
+    private final Scheduler retryScheduler;
     private final Clock clock;
     private final Sleeper sleeper;
     private final IdempotencyMetrics metrics;
@@ -78,6 +79,7 @@ public final class IdempotencyEngine {
     private IdempotencyEngine(Builder builder) {
         this.store = Objects.requireNonNull(builder.store, "store");
         this.scheduler = Objects.requireNonNull(builder.scheduler, "scheduler");
+        this.retryScheduler = builder.retryScheduler != null ? builder.retryScheduler : builder.scheduler;
         this.clock = builder.clock;
         this.sleeper = builder.sleeper;
         this.metrics = builder.metrics;
@@ -480,6 +482,11 @@ public final class IdempotencyEngine {
         return scheduler;
     }
 
+    /** Where a completion or release the store did not take is tried again (the engine's scheduler unless the builder says). */
+    Scheduler retryScheduler() {
+        return retryScheduler;
+    }
+
     Clock clock() {
         return clock;
     }
@@ -520,6 +527,7 @@ public final class IdempotencyEngine {
     public static final class Builder {
         private final IdempotencyStore store;
         private final Scheduler scheduler;
+        private Scheduler retryScheduler;
         private Clock clock = Clock.systemUTC();
         private Sleeper sleeper = Sleeper.THREAD;
         private IdempotencyMetrics metrics = new IdempotencyMetrics();
@@ -608,6 +616,16 @@ public final class IdempotencyEngine {
          */
         public Builder leaseTick(Duration tick) {
             this.leaseTick = Objects.requireNonNull(tick);
+            return this;
+        }
+
+        /**
+         * Where a completion or release the store did not take is tried again until the lease ends
+         * (default: the engine's scheduler). A server gives it another pool than the leases', so
+         * that retries blocked in a slow store never hold up the renewals.
+         */
+        public Builder retries(Scheduler retries) {
+            this.retryScheduler = Objects.requireNonNull(retries);
             return this;
         }
 

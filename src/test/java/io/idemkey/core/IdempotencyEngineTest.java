@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -530,6 +531,42 @@ class IdempotencyEngineTest {
         assertEquals(1, metrics.get(Event.FAIL_OPEN));
         assertEquals(2, unreachable.calls.get(), "one attempt each, no retry loop on the request path");
         assertEquals(0, onUnreachable.leasesHeld(), "no lease to renew");
+    }
+
+    @Test
+    void aCompletionTheStoreDidNotTakeIsRetriedOnTheRetrySchedulerNeverOnTheLeases() {
+        ManualScheduler retries = new ManualScheduler(clock);
+        IdempotencyEngine separate = engineBuilder(store, scheduler, metrics).retries(retries).build();
+        Execution execution = proceed(separate);
+        store.down();
+        execution.complete(CREATED);
+        assertEquals(1, retries.activeTasks(), "the retry, on the retry scheduler");
+        assertEquals(1, scheduler.activeTasks(), "the leases' scheduler holds the (idle) ticker only");
+        store.up();
+        retries.advance(Duration.ofSeconds(5));
+        assertEquals(1, metrics.get(Event.COMPLETED));
+        assertEquals(0, retries.activeTasks(), "no retry left behind");
+    }
+
+    @Test
+    void aCompletionTheStoreDidNotTakeWhileTheApplicationStopsIsAbandonedAndSaid() {
+        Scheduler stopped = new Scheduler() {
+            @Override
+            public Task everyInterval(Duration period, Runnable task) {
+                throw new RejectedExecutionException("stopped");
+            }
+
+            @Override
+            public Task once(Duration delay, Runnable task) {
+                throw new RejectedExecutionException("stopped");
+            }
+        };
+        IdempotencyEngine stopping = engineBuilder(store, scheduler, metrics).retries(stopped).build();
+        Execution execution = proceed(stopping);
+        store.down();
+        execution.complete(CREATED); // nothing thrown at the caller, who delivers the response anyway
+        assertEquals(1, metrics.get(Event.NOT_RECORDED));
+        assertWarned("complete-abandoned");
     }
 
     @Test

@@ -1,7 +1,5 @@
 package io.idemkey.it;
 
-import org.junit.jupiter.api.Assumptions;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,9 +38,9 @@ public final class PayaraMicroServer extends ChildProcessServer {
         if (javaHome == null || jar == null) {
             throw new IllegalStateException("-Dpayara7.javaHome and -Dpayara7.microJar are not set: run in a failsafe execution that sets them");
         }
-        // -Dit.skip.payara7Server=true: no Payara 7 jar copied, no JDK 21+ checked; the pair is skipped, said as such
-        Assumptions.assumeTrue(Files.isRegularFile(Path.of(jar)) && Files.isExecutable(Path.of(javaHome, "bin", "java")),
-                "Payara Micro 7 is not here (" + jar + " on " + javaHome + "): skipped with -Dit.skip.payara7Server=true?");
+        if (!Files.isRegularFile(Path.of(jar)) || !Files.isExecutable(Path.of(javaHome, "bin", "java"))) {
+            throw new IllegalStateException("Payara Micro 7 is not here (" + jar + " on " + javaHome + ")");
+        }
         return start(Path.of(javaHome), Path.of(jar), wars, port, Map.of(), List.of());
     }
 

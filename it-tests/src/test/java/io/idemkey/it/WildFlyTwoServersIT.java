@@ -2,6 +2,7 @@ package io.idemkey.it;
 
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -41,6 +42,9 @@ class WildFlyTwoServersIT extends TwoServersTests {
 
     @BeforeAll
     static void start() throws Exception {
+        // -Dit.skip.payara7Server=true: no Payara 7 jar copied, no JDK 21+ checked: the pair is skipped, said as such
+        Assumptions.assumeFalse(Boolean.getBoolean("idemkey.test.payara7Skipped"),
+                "Payara Micro 7 left out (-Dit.skip.payara7Server=true): no WildFly + Payara Micro 7 pair");
         Path war = Files.createTempDirectory("idemkey-two-servers").resolve("shared.war");
         Deployments.guardedApp("shared", Map.of()).as(ZipExporter.class).exportTo(war.toFile(), true);
         CompletableFuture<ServerProcess> startingPayara = CompletableFuture.supplyAsync(() ->

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 final class CheckoutWatchdog implements AutoCloseable {
 
     private ScheduledThreadPoolExecutor timer;
+    private boolean closed;
 
     /** Watches the calling thread until the returned handle is closed; interrupts it after {@code limit}. */
     Armed arm(Duration limit) {
@@ -25,6 +26,9 @@ final class CheckoutWatchdog implements AutoCloseable {
     }
 
     private synchronized ScheduledThreadPoolExecutor timer() {
+        if (closed) { // a call after the store closed starts no thread that nothing would stop
+            throw new IllegalStateException("the JDBC store is closed");
+        }
         if (timer == null) {
             timer = new ScheduledThreadPoolExecutor(1, task -> {
                 Thread thread = new Thread(task, "idemkey-jdbc-checkout-watchdog");
@@ -38,6 +42,7 @@ final class CheckoutWatchdog implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        closed = true;
         if (timer != null) {
             timer.shutdownNow();
             timer = null;

@@ -13,7 +13,8 @@ import java.util.logging.Logger;
  * Deletes the JDBC store's expired rows, as a scheduled task: batch after batch of short statements
  * (each its own transaction, locking only expired rows) until a batch comes back short, for at most
  * ten seconds a run. Each batch is a task of its own on the scheduler, so a long run never holds a
- * scheduler thread that lease renewals and completions wait for: they run between its batches.
+ * scheduler thread that completions after a transaction wait for: they run between its batches
+ * (lease renewals have a pool of their own on a server).
  * Expired rows already count as absent, so cleanup only keeps the table small; when it falls behind
  * or fails, nothing but disk space is affected. Cleanups on several servers at once share the rows
  * (each skips those another is deleting). Logged at INFO when it deleted something, counted as

@@ -240,9 +240,10 @@ final class PostgresDialect implements Dialect {
 
     @Override
     public boolean hasIndex(Connection connection, String index, int timeoutSeconds) throws SQLException {
-        // an index of this table (not any relation of that name on the search path), its name folded as the DDL's is
+        // an index of this table (not any relation of that name on the search path), its name folded and cut to
+        // 63 bytes (NAMEDATALEN - 1) as PostgreSQL does with the DDL's
         try (PreparedStatement statement = connection.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_index i"
-                + " JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = to_regclass(?) AND c.relname = lower(?))")) {
+                + " JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = to_regclass(?) AND c.relname = left(lower(?), 63))")) {
             statement.setQueryTimeout(timeoutSeconds);
             statement.setString(1, table);
             statement.setString(2, index);

@@ -94,7 +94,7 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
             long started = System.nanoTime();
             new JdbcIdempotencyStore(database().dataSource(), TABLE, 2).createTable();
             long tookMillis = (System.nanoTime() - started) / 1_000_000;
-            // below the 2 s statement timeout, which a DDL statement waiting for the lock runs into
+            // below the 2 s network timeout and the statement timeout, which a DDL statement waiting for the lock runs into
             assertTrue(tookMillis < 1900, "the deployment waited " + tookMillis + " ms for the writing transaction");
             transaction.commit();
         }
