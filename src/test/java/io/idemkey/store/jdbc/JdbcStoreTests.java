@@ -84,13 +84,22 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
      * transaction writing the table holds (here longer than the 2 s statement timeout), with every
      * write queued behind it meanwhile.
      */
+    /**
+     * An open transaction that wrote effects and joined {@code key}'s completion (acquired by
+     * "owner"): the row stays locked until the caller commits or rolls it back.
+     */
+    private Connection transactionHoldingItsCompletion(String key) throws SQLException {
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
+        Connection transaction = transactionThatWroteEffects();
+        assertEquals(TransactionalCompletion.JOINED,
+                inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
+        return transaction;
+    }
+
     @Test
     void aDeploymentDoesNotWaitForTransactionsWritingTheTable() throws SQLException {
         String key = key("deployed-while-written");
-        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
-        try (Connection transaction = transactionThatWroteEffects()) {
-            assertEquals(TransactionalCompletion.JOINED,
-                    inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
+        try (Connection transaction = transactionHoldingItsCompletion(key)) {
             long started = System.nanoTime();
             new JdbcIdempotencyStore(database().dataSource(), TABLE, 2).createTable();
             long tookMillis = (System.nanoTime() - started) / 1_000_000;
@@ -138,10 +147,7 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
     @Test
     void aDuplicateDoesNotWaitForTheTransactionThatHoldsTheRow() throws SQLException {
         String key = key("held");
-        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
-        try (Connection transaction = transactionThatWroteEffects()) {
-            assertEquals(TransactionalCompletion.JOINED,
-                    inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
+        try (Connection transaction = transactionHoldingItsCompletion(key)) {
             // The row is locked until that transaction ends, longer than the 2 s statement timeout:
             // a duplicate that waited for it would time out (unavailable) instead of answering.
             for (int i = 0; i < 3; i++) {
@@ -158,10 +164,7 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
     @Test
     void aRecordCompletedInATransactionThatRollsBackIsStillInProgressAndStillItsOwners() throws SQLException {
         String key = key("rolled-back");
-        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
-        try (Connection transaction = transactionThatWroteEffects()) {
-            assertEquals(TransactionalCompletion.JOINED,
-                    inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
+        try (Connection transaction = transactionHoldingItsCompletion(key)) {
             transaction.rollback();
         }
         assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "retry", LONG_LOCK));
@@ -254,10 +257,7 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
     @Test
     void aRenewalOfARowTheOwnersCompletionHoldsIsUnknownNotLost() throws SQLException {
         String key = key("renew-held-by-completion");
-        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
-        try (Connection transaction = transactionThatWroteEffects()) {
-            assertEquals(TransactionalCompletion.JOINED,
-                    inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
+        try (Connection transaction = transactionHoldingItsCompletion(key)) {
             assertEquals(Renewal.UNKNOWN, store.renew(key, "owner", LONG_LOCK));
             transaction.commit();
         }
