@@ -101,7 +101,6 @@ public class IdempotencyRuntime {
     private IdempotencyEngine engine;
     private Fingerprint fingerprint;
     private RequestTracer tracer;
-    private ThreadFactory threads;
     private boolean onManagedThreads;
     private ScheduledThreadPoolExecutor leasePool;
     private ScheduledThreadPoolExecutor workPool;
@@ -135,9 +134,9 @@ public class IdempotencyRuntime {
         ConfigLookup config = ConfigLookup.microProfile();
         settings = extension.settings().orElseGet(() -> IdempotencySettings.from(config));
         policies = new PolicyResolver(config, settings);
-        threads = backgroundThreads();
-        leasePool = pool(LEASE_THREADS);
-        workPool = pool(WORK_THREADS);
+        ThreadFactory threads = backgroundThreads();
+        leasePool = pool(LEASE_THREADS, threads);
+        workPool = pool(WORK_THREADS, threads);
         workScheduler = new ExecutorScheduler(workPool);
         store = openStore(settings, workPool);
         if (settings.rateLimit().isPresent() && !store.countsRequests()) {
@@ -518,7 +517,7 @@ public class IdempotencyRuntime {
      * A pool of {@code size} threads, all started now, from the deploying thread (a managed thread
      * then carries the application's context, whichever thread hands it work later).
      */
-    private ScheduledThreadPoolExecutor pool(int size) {
+    private static ScheduledThreadPoolExecutor pool(int size, ThreadFactory threads) {
         ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(size, threads);
         pool.setRemoveOnCancelPolicy(true); // cancelled tasks (an idle ticker, retries) leave the queue at once
         try {
