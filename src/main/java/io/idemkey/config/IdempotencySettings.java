@@ -391,7 +391,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
 
     @Override
     public String toString() {
-        return "IdempotencySettings[store=" + store + (redis != null ? ", redis=" + redis.description() : "")
+        return "IdempotencySettings[store=" + store + (redis != null ? ", redis=" + redis.description() + (redis.coalesce() ? " (calls coalesced)" : "") : "")
                 + (jdbc != null ? ", jdbc=" + jdbc.dataSource() + "/" + jdbc.table() : "")
                 + ", keyPrefix=" + keyPrefix + ", header=" + header + ", failOpen=" + failOpen + ", methods=" + methods
                 + ", scope=" + scope + (rateLimitPerKey == null ? "" : ", rateLimit=" + rateLimitPerKey)

@@ -14,6 +14,7 @@ import redis.clients.jedis.resps.ScanResult;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -41,12 +42,47 @@ interface ChaosStore extends AutoCloseable {
         };
     }
 
+    /**
+     * A Redis of any kind, shared by a Payara Micro whose store calls are coalesced
+     * ({@code idempotency.redis.coalesce=true}: every call that is ready at once in one pipeline) and
+     * an Open Liberty sending each call on its own: both call paths under the same chaos, on the
+     * same records, as during a rolling change of the setting.
+     */
+    interface OnAnyRedis extends ChaosStore {
+
+        @Override
+        default Map<String, String> serverProperties(ServerProcess.Kind kind) {
+            return kind == ServerProcess.Kind.PAYARA ? Map.of("idempotency.redis.coalesce", "true") : Map.of();
+        }
+
+        @Override
+        default ServerProcess startServer(ServerProcess.Kind kind, Path war, int port) {
+            return onItsPath(kind, ChaosStore.super.startServer(kind, war, port));
+        }
+
+        @Override
+        default ServerProcess startSample(ServerProcess.Kind kind, Path war, int port, Map<String, String> systemProperties) {
+            return onItsPath(kind, ChaosStore.super.startSample(kind, war, port, systemProperties));
+        }
+
+        /** The server, once its start line says the path it is on (so a setting it ignored fails the run). */
+        private static ServerProcess onItsPath(ServerProcess.Kind kind, ServerProcess server) {
+            boolean coalesced = server.log().contains("(calls coalesced)");
+            if (coalesced != (kind == ServerProcess.Kind.PAYARA)) {
+                server.close();
+                throw new IllegalStateException("the " + kind + " of the chaos run should " + (coalesced ? "not " : "")
+                        + "coalesce its calls; its log says otherwise");
+            }
+            return server;
+        }
+    }
+
     /** Each record on the master of its slot and a replica; completions wait for that replica. */
-    record OnCluster(RedisCluster cluster) implements ChaosStore {
+    record OnCluster(RedisCluster cluster) implements OnAnyRedis {
 
         @Override
         public String description() {
-            return "a Redis Cluster (3 masters, 3 replicas), wait-replicas=1";
+            return "a Redis Cluster (3 masters, 3 replicas), wait-replicas=1; Payara Micro's calls coalesced";
         }
 
         @Override
@@ -87,11 +123,11 @@ interface ChaosStore extends AutoCloseable {
     }
 
     /** One master, two replicas, three sentinels; completions wait for one replica. */
-    record OnSentinels(RedisSentinels sentinels) implements ChaosStore {
+    record OnSentinels(RedisSentinels sentinels) implements OnAnyRedis {
 
         @Override
         public String description() {
-            return "Redis with Sentinel (1 master, 2 replicas, 3 sentinels), wait-replicas=1";
+            return "Redis with Sentinel (1 master, 2 replicas, 3 sentinels), wait-replicas=1; Payara Micro's calls coalesced";
         }
 
         @Override
@@ -162,14 +198,21 @@ interface ChaosStore extends AutoCloseable {
     /** The application's configuration to use it. */
     Map<String, String> config();
 
+    /** What a server of this kind is started with besides the application's configuration (system properties). */
+    default Map<String, String> serverProperties(ServerProcess.Kind kind) {
+        return Map.of();
+    }
+
     /** A server of this kind for the test application, with what it needs to reach the store (Redis: nothing more). */
     default ServerProcess startServer(ServerProcess.Kind kind, Path war, int port) {
-        return ServerProcess.startForTests(kind, List.of(war), port);
+        return ServerProcess.startForTests(kind, List.of(war), port, serverProperties(kind));
     }
 
     /** A server of this kind for the sample service, configured with these system properties and the store. */
     default ServerProcess startSample(ServerProcess.Kind kind, Path war, int port, Map<String, String> systemProperties) {
-        return ServerProcess.start(kind, List.of(war), port, systemProperties);
+        Map<String, String> properties = new HashMap<>(systemProperties);
+        properties.putAll(serverProperties(kind));
+        return ServerProcess.start(kind, List.of(war), port, properties);
     }
 
     /** Kills the store and starts it again, with its data. */
@@ -187,11 +230,11 @@ interface ChaosStore extends AutoCloseable {
     void close();
 
     /** One Redis with its append-only file on, as production Redis should run. */
-    record OnRedis(RedisServer redis) implements ChaosStore {
+    record OnRedis(RedisServer redis) implements OnAnyRedis {
 
         @Override
         public String description() {
-            return "one Redis";
+            return "one Redis; Payara Micro's calls coalesced";
         }
 
         @Override

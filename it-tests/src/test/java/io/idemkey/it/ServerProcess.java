@@ -55,10 +55,15 @@ public interface ServerProcess extends AutoCloseable {
 
     /** The same on a given port (a server restarted where it ran before). */
     static ServerProcess startForTests(Kind kind, List<Path> wars, int port) {
+        return startForTests(kind, wars, port, Map.of());
+    }
+
+    /** The same with these system properties for the server's JVM. */
+    static ServerProcess startForTests(Kind kind, List<Path> wars, int port, Map<String, String> systemProperties) {
         return switch (kind) {
-            case PAYARA -> PayaraMicroServer.start(wars, port, Map.of());
-            case LIBERTY -> LibertyServer.start(wars, port, Map.of(), List.of("appSecurity-5.0"));
-            case WILDFLY -> WildFlyServer.start(wars, port, Map.of());
+            case PAYARA -> PayaraMicroServer.start(wars, port, systemProperties);
+            case LIBERTY -> LibertyServer.start(wars, port, systemProperties, List.of("appSecurity-5.0"));
+            case WILDFLY -> WildFlyServer.start(wars, port, systemProperties);
         };
     }
 
