@@ -75,9 +75,22 @@
  * (under the same owner, in-progress guard): every operation here treats an expired row as absent,
  * so it is sql_release; the cleanup (deleteExpired) also waits for the count's window to end.
  *
+ * The Redis store sends an acquire without a rate limit as two plain commands in one write instead
+ * of record.lua's acquire (issue 30: a third of the script's cost to Redis): SET key <in-progress
+ * record> NX PX <lock TTL> GET, then PTTL key. The SET is lua_acquire in one atomic step: it creates
+ * the record where the key is free (expired records are absent to both), and otherwise changes
+ * nothing and returns the record, from which the store answers as the script does (mismatch first,
+ * then in progress or the completed response; PTTL only informs Retry-After and the replay cache).
+ * One branch differs: lua_acquire's "the same token again" sets the lease whole again (left = LOCK)
+ * in the same step; the store does it in a second step, a renewal (lua_renew, compare-and-set on the
+ * token), and acquires anew if that renewal finds the lease lost. The first step then changed
+ * nothing, so the pair is lua_acquire's branch taken at the renewal's moment, or, when the lease was
+ * lost in between, no step at all before the next acquire: both sequences the model already runs.
+ *
  * The Redis store's coalescing path (idempotency.redis.coalesce, CoalescedCalls) changes how calls
  * travel, not what runs, so the Redis configurations above hold for it unchanged:
- *   - each call in a batch is still its own EVALSHA of record.lua, run by Redis alone and atomically
+ *   - each call in a batch is still its own command (a script call, or an acquire's SET and PTTL,
+ *     which are written together), run by Redis alone and atomically
  *     (one lua_* step here), in the pipeline's order; a pipeline is not a transaction (no MULTI), so
  *     no call's effect or reply depends on another's. Calls of different servers that travel
  *     together run in some order, and the model already tries every order of the servers' steps;

@@ -16,9 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
- * The record script's calls that are ready at the same moment, across requests, sent together
+ * The store's calls that are ready at the same moment, across requests, sent together
  * ("smart batching"): one queue per master; the caller that finds no batch of that master in
  * flight takes whatever is queued (its own call included, up to {@link #MAX_BATCH}), writes it as
  * one pipeline on one pooled connection, reads the replies, and hands each caller its own. Calls
@@ -28,8 +29,9 @@ import java.util.concurrent.locks.LockSupport;
  * goes out at once on its caller's thread, as it would without this class; under load, one write
  * and one read on each side carry many calls.
  *
- * <p>Each call is still its own script call, run by Redis alone and atomically, in the pipeline's
- * order; a pipeline is not a transaction, and no call's reply depends on another's. What one call
+ * <p>Each call is still its own command or commands (a script call, or an acquire's {@code SET}
+ * and {@code PTTL}), run by Redis in the pipeline's order; a pipeline is not a transaction, and no
+ * call's reply depends on another's. What one call
  * gets is what it would have got alone: its reply, or its error reply (as Jedis's typed exception:
  * {@code NOSCRIPT}, {@code MOVED}, {@code -LOADING}, ...), or, when the connection could not be had
  * or broke or timed out, that failure, which every call the batch carried gets alike. The caller
@@ -70,9 +72,30 @@ final class CoalescedCalls {
      *                        connection's failure
      */
     Object call(Masters masters, HostAndPort master, List<byte[]> keys, List<byte[]> argv, boolean text) {
-        Call call = new Call(keys, argv, text);
+        return call(masters, master, pipeline -> {
+            Response<Object> reply = text ? pipeline.eval(script.source(), keys, argv)
+                    : pipeline.evalsha(script.sha1(), keys, argv);
+            return reply::get;
+        });
+    }
+
+    /**
+     * Sends {@code request}'s commands to {@code master} in a batch with whatever other calls to
+     * that master are ready; returns its reply.
+     *
+     * @throws JedisException as Jedis would for these commands alone: an error reply, or the
+     *                        connection's failure
+     */
+    Object call(Masters masters, HostAndPort master, Request request) {
+        Call call = new Call(request);
         lanes.computeIfAbsent(master, Lane::new).run(masters, call);
         return call.reply();
+    }
+
+    /** A call's commands, added to a batch's pipeline; what it returns reads the call's reply once the batch is answered. */
+    @FunctionalInterface
+    interface Request {
+        Supplier<Object> addTo(Pipeline pipeline);
     }
 
     /** Pipelines sent since the store opened. */
@@ -113,20 +136,16 @@ final class CoalescedCalls {
         return queued;
     }
 
-    /** One script call and, once its batch is answered, its reply or its failure. */
+    /** One call and, once its batch is answered, its reply or its failure. */
     private static final class Call {
-        final List<byte[]> keys;
-        final List<byte[]> argv;
-        final boolean text;
+        final Request request;
         final Thread caller = Thread.currentThread();
         private Object reply;
         private RuntimeException failure;
         private volatile boolean done;
 
-        Call(List<byte[]> keys, List<byte[]> argv, boolean text) {
-            this.keys = keys;
-            this.argv = argv;
-            this.text = text;
+        Call(Request request) {
+            this.request = request;
         }
 
         /** Settles the call; its caller learns of it when woken ({@link #wake}), or when it next looks. */
@@ -223,10 +242,9 @@ final class CoalescedCalls {
             RuntimeException unanswered = null;
             try (Connection connection = masters.connection(master)) {
                 Pipeline pipeline = new Pipeline(connection);
-                List<Response<Object>> responses = new ArrayList<>(batch.size());
+                List<Supplier<Object>> responses = new ArrayList<>(batch.size());
                 for (Call call : batch) {
-                    responses.add(call.text ? pipeline.eval(script.source(), call.keys, call.argv)
-                            : pipeline.evalsha(script.sha1(), call.keys, call.argv));
+                    responses.add(call.request.addTo(pipeline));
                 }
                 pipeline.sync(); // every reply is read: the connection goes back to the pool clean
                 boolean moved = false;

@@ -156,15 +156,32 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
 
     /**
      * The commands the store sent while {@code operations} ran, by name, in order. {@code INFO
-     * commandstats} also counts the commands the Lua scripts run inside Redis, so the round trips are
+     * commandstats} also counts the commands the Lua scripts run inside Redis, so the commands are
      * read with MONITOR and cross-checked against the statistics.
      */
     private static List<String> roundTrips(Runnable operations) {
+        return sent(operations).commands();
+    }
+
+    /** What the store sent while {@code operations} ran: the commands ({@link #roundTrips}), and the round trips they took. */
+    private record Sent(List<String> commands, long roundTrips) {
+    }
+
+    /**
+     * The commands the store sent while {@code operations} ran ({@link #roundTrips}), and how many
+     * round trips they took: Redis's socket reads meanwhile ({@code INFO stats}, less the second
+     * {@code INFO}'s own read), one per pipeline of commands the store wrote at once.
+     */
+    private static Sent sent(Runnable operations) {
         server.resetStats();
         List<String> sent;
-        try (RedisMonitor monitor = RedisMonitor.start(server)) {
+        long reads;
+        try (RedisMonitor monitor = RedisMonitor.start(server); Jedis stats = server.client()) {
+            long readsBefore = RedisServer.socketReads(stats);
             operations.run();
-            sent = monitor.takeClientCommands();
+            reads = RedisServer.socketReads(stats) - readsBefore - 1;
+            sent = new ArrayList<>(monitor.takeClientCommands());
+            sent.removeIf("info"::equals); // the statistics' own, never the store's
         }
         Map<String, Long> calls = storeCommands();
         for (String script : List.of("evalsha", "eval")) {
@@ -175,18 +192,20 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         others.removeAll(Set.of("evalsha", "eval"));
         others.removeAll(COMMANDS_IN_SCRIPTS);
         assertEquals(Set.of(), others, "commands besides the scripts: " + calls);
-        return sent;
+        return new Sent(sent, reads);
     }
 
+    /** The acquire is two plain commands in one round trip, the completion the record script: two round trips. */
     @Test
-    void firstExecutionCostsExactlyTwoEvalshaRoundTrips() {
+    void firstExecutionCostsExactlyTwoRoundTrips() {
         warmUp();
         String key = key("round-trips-first");
-        List<String> sent = roundTrips(() -> {
+        Sent sent = sent(() -> {
             assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK));
             assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
         });
-        assertEquals(List.of("evalsha", "evalsha"), sent);
+        assertEquals(List.of("set", "pttl", "evalsha"), sent.commands());
+        assertEquals(2, sent.roundTrips(), "round trips");
     }
 
     @Test
@@ -195,9 +214,10 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         String key = key("round-trips-replay");
         store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK);
         store.complete(key, "owner-1", RESPONSE, DAY);
-        List<String> sent = roundTrips(() ->
+        Sent sent = sent(() ->
                 assertInstanceOf(AcquireResult.Completed.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK)));
-        assertEquals(List.of("evalsha"), sent);
+        assertEquals(List.of("set", "pttl"), sent.commands());
+        assertEquals(1, sent.roundTrips(), "round trips");
     }
 
     @Test
@@ -205,10 +225,49 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         warmUp();
         String key = key("round-trips-conflict");
         store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK);
-        assertEquals(List.of("evalsha"), roundTrips(() ->
-                assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK))));
-        assertEquals(List.of("evalsha"), roundTrips(() ->
-                assertInstanceOf(AcquireResult.Mismatch.class, store.acquire(key, OTHER_FINGERPRINT, "owner-3", LONG_LOCK))));
+        Sent conflict = sent(() ->
+                assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK)));
+        assertEquals(List.of("set", "pttl"), conflict.commands());
+        assertEquals(1, conflict.roundTrips(), "round trips");
+        Sent mismatch = sent(() ->
+                assertInstanceOf(AcquireResult.Mismatch.class, store.acquire(key, OTHER_FINGERPRINT, "owner-3", LONG_LOCK)));
+        assertEquals(List.of("set", "pttl"), mismatch.commands());
+        assertEquals(1, mismatch.roundTrips(), "round trips");
+    }
+
+    /**
+     * An acquire sent again after its reply was lost finds its own record in progress: acquired
+     * again, its lease whole again (a renewal, as the record script's acquire does), and no other
+     * owner's token acquires it.
+     */
+    @Test
+    void anAcquireSentAgainFindsItsOwnRecordAndRenewsItsLease() {
+        warmUp();
+        String key = key("own-again");
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", Duration.ofSeconds(5)));
+        try (Jedis jedis = server.client()) {
+            jedis.pexpire(key, 1_000);
+            assertEquals(List.of("set", "pttl", "evalsha"), roundTrips(() -> assertInstanceOf(AcquireResult.Acquired.class,
+                    store.acquire(key, FINGERPRINT, "owner-1", Duration.ofSeconds(5)))));
+            assertTrue(jedis.pttl(key) > 4_000, "the lease is whole again: " + jedis.pttl(key) + " ms left");
+        }
+        assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK));
+        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+    }
+
+    /** A key that holds something else than one of Idemkey's records is refused, not read as a record, and left as it is. */
+    @Test
+    void anAcquireOfAKeyHoldingNoRecordIsRefusedAndLeavesIt() {
+        String key = key("foreign");
+        try (Jedis jedis = server.client()) {
+            for (String value : List.of("not a record", "X\u0000\u0000", "P\u0005abc")) { // the last two as short as a record
+                jedis.set(key, value);
+                RuntimeException refused = assertThrows(RuntimeException.class,
+                        () -> store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK));
+                assertTrue(refused.getMessage().contains("holds no record"), refused.toString());
+                assertEquals(value, jedis.get(key));
+            }
+        }
     }
 
     @Test
@@ -315,17 +374,19 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
     }
 
     @Test
-    void afterScriptFlushAcquireStillWorksWithOneExtraRoundTrip() {
+    void afterScriptFlushACompletionStillWorksWithOneExtraRoundTrip() {
         warmUp();
         try (Jedis jedis = server.client()) {
             jedis.scriptFlush();
         }
         String key = key("noscript");
-        assertEquals(List.of("evalsha", "eval"), roundTrips(() ->
-                assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK))));
-        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
-        assertEquals(List.of("evalsha"), roundTrips(() ->
-                assertInstanceOf(AcquireResult.Completed.class, store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK))),
+        assertEquals(List.of("set", "pttl"), roundTrips(() ->
+                assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK))),
+                "an acquire needs no script");
+        assertEquals(List.of("evalsha", "eval"), roundTrips(() -> assertTrue(store.complete(key, "owner-1", RESPONSE, DAY))));
+        String next = key("noscript-next");
+        store.acquire(next, FINGERPRINT, "owner-2", LONG_LOCK);
+        assertEquals(List.of("evalsha"), roundTrips(() -> assertTrue(store.complete(next, "owner-2", RESPONSE, DAY))),
                 "EVAL cached the script again");
     }
 
