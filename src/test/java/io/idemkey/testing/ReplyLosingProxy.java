@@ -6,6 +6,8 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -16,13 +18,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A TCP proxy on loopback in front of a server, which can lose one reply as a network does: the
  * request reaches the server, which does the work, and when its reply comes back the proxy closes
  * the client's connection instead of passing it on (the client reads the end of the stream: a
- * broken connection, not a timeout).
+ * broken connection, not a timeout). It can also make a Redis 7 answer {@code SET}'s {@code GET}
+ * option as a Redis before 7.0 does ({@link #refuseSetGet}).
  */
 public final class ReplyLosingProxy implements AutoCloseable {
 
     private final ServerSocket listener;
     private final int targetPort;
     private final AtomicBoolean loseNextReply = new AtomicBoolean();
+    private volatile boolean refuseSetGet;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final ExecutorService threads = Executors.newCachedThreadPool(task -> {
         Thread thread = new Thread(task, "reply-losing-proxy");
@@ -58,6 +62,16 @@ public final class ReplyLosingProxy implements AutoCloseable {
         loseNextReply.set(true);
     }
 
+    /**
+     * From now on {@code SET}'s {@code GET} option reaches the server as an option it does not know
+     * ({@code GXT}, renamed on the way), so it answers {@code ERR syntax error}, as a Redis before
+     * 7.0 does to {@code GET} beside {@code NX}. (A {@code GET} command would be renamed too: the
+     * store sends none.)
+     */
+    public void refuseSetGet() {
+        refuseSetGet = true;
+    }
+
     private void accept() {
         while (!listener.isClosed()) {
             try {
@@ -80,6 +94,9 @@ public final class ReplyLosingProxy implements AutoCloseable {
                 if (replies && loseNextReply.compareAndSet(true, false)) {
                     break; // the server did the work; its client never hears of it
                 }
+                if (!replies && refuseSetGet) {
+                    renameGet(buffer, n);
+                }
                 out.write(buffer, 0, n);
                 out.flush();
             }
@@ -88,6 +105,16 @@ public final class ReplyLosingProxy implements AutoCloseable {
         } finally {
             close(from);
             close(to);
+        }
+    }
+
+    /** {@code $3\r\nGET\r\n} to {@code $3\r\nGXT\r\n} in what was read (a request is written at once: not split here). */
+    private static void renameGet(byte[] buffer, int length) {
+        byte[] get = "$3\r\nGET\r\n".getBytes(StandardCharsets.US_ASCII);
+        for (int i = 0; i + get.length <= length; i++) {
+            if (Arrays.equals(buffer, i, i + get.length, get, 0, get.length)) {
+                buffer[i + 5] = 'X';
+            }
         }
     }
 

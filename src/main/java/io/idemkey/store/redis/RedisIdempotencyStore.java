@@ -51,8 +51,9 @@ import java.util.logging.Logger;
  * master found through Sentinel, or a Redis Cluster ({@link RedisStoreOptions.Mode}). Every
  * operation is one round trip running one Lua script ({@code record.lua} next to this class), so
  * acquire cannot race, and complete, release and renew are compare-and-set on the owner token;
- * except an acquire without a rate limit, which is two plain commands in one round trip, as atomic
- * and three times cheaper for Redis ({@link #acquire(String, byte[], String, Duration)}). A
+ * except an acquire without a rate limit, which is two plain commands in one round trip, whose
+ * decision is as atomic and which cost Redis less than half of the script's work
+ * ({@link #acquire(String, byte[], String, Duration)}; a Redis before 7.0 gets the script). A
  * record is one compact string that Redis expires itself ({@code PX}); with a rate limit, a key's
  * request counter lives beside it, in the same cluster slot, for its window. Each script touches
  * only the keys it is given, so in a cluster it runs on the record's slot's master; a node that
@@ -90,6 +91,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     private static final byte[] PURGE = bytes("purge");
     /** How many SCAN calls one page of {@link #inProgress} makes at most. */
     static final int SCANS_PER_PAGE = 10;
+    /** How many redirections in a row a call of the store's own pipelines follows ({@link #onMaster}). */
+    static final int REDIRECTIONS = 5;
     private static final byte[] ACQUIRED = {'A'};
     private static final byte[] MISMATCH = {'M'};
     private static final byte[] IN_PROGRESS = {'P'};
@@ -107,6 +110,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     private final long waitTimeoutMillis;
     private final LongAdder notReplicated = new LongAdder();
     private final CoalescedCalls coalesced; // null: each call on a connection of its own
+    private volatile boolean setGetRefused; // a Redis before 7.0: acquires run the record script
     private volatile Runnable whenNotReplicated = () -> { };
     private volatile RedisStoreOptions.Connected connected;
     private boolean closed; // guarded by this
@@ -172,14 +176,20 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
      * The record script's acquire (without a rate limit) as two plain commands in one round trip:
      * {@code SET key <in-progress record> NX PX <lock TTL> GET}, which creates the record where the
      * key is free and otherwise answers with the record there, in one atomic step as the script
-     * does, and {@code PTTL key}, the time that record has left. Redis runs them at about a third
-     * of the script's cost (docs/performance.md). The script's "the same token again" branch (an
-     * acquire sent again after its reply was lost finds its own record) is a renewal here: the
-     * lease is whole again, as the script makes it, or, lost meanwhile, the key is acquired anew.
+     * does, and {@code PTTL key}, the time that record has left: read just after, so only advisory
+     * (a conflict's {@code Retry-After}, how long a replay is cached), as the owner may complete in
+     * between. Redis spends less than half of the script's work on them (docs/performance.md, "An
+     * acquire without a script"). The script's "the same token again" branch (an acquire sent again
+     * after its reply was lost finds its own record) is a renewal here: the lease is whole again,
+     * as the script makes it, or, lost meanwhile, the key is acquired anew. A Redis before 7.0,
+     * which refuses {@code GET} beside {@code NX}, gets the script from its first refusal on.
      */
     @Override
     public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
         checkSizes(fingerprint, ownerToken);
+        if (setGetRefused) {
+            return acquired((List<?>) run(recordKey, ACQUIRE, fingerprint, bytes(ownerToken), millis(lockTtl)));
+        }
         byte[] key = bytes(recordKey);
         byte[] token = bytes(ownerToken);
         byte[] record = inProgressRecord(fingerprint, token);
@@ -193,11 +203,26 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
                 pipeline.sendCommand(Protocol.Command.ASKING, new byte[0][]);
             }
             Response<Long> left = pipeline.pttl(key);
-            return () -> Arrays.asList(found.get(), left.get());
+            // acquired whatever PTTL answered (a slot migrating between the two redirects only the second)
+            return () -> {
+                Object existing = found.get();
+                return existing == null ? Arrays.asList(null, 0L) : Arrays.asList(existing, left.get());
+            };
         };
         for (int attempt = 1; ; attempt++) {
-            List<?> replies = (List<?>) execute(client -> coalesced == null ? onMaster(key, commands)
-                    : coalescedOnMaster(key, commands));
+            List<?> replies;
+            try {
+                replies = (List<?>) execute(client -> coalesced == null ? onMaster(key, commands)
+                        : coalescedOnMaster(key, commands));
+            } catch (JedisDataException e) {
+                if (!String.valueOf(e.getMessage()).startsWith("ERR syntax error")) {
+                    throw e;
+                }
+                setGetRefused = true; // SET's GET beside NX came with Redis 7.0
+                LOG.info(() -> "Idemkey: Redis at " + description + " refuses SET ... NX ... GET (a Redis before 7.0):"
+                        + " acquires run the record script from now on");
+                return acquired((List<?>) run(recordKey, ACQUIRE, fingerprint, token, ttl));
+            }
             byte[] found = (byte[]) replies.get(0);
             if (found == null) {
                 return AcquireResult.ACQUIRED;
@@ -347,40 +372,44 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     /**
      * Commands pipelined on a connection to the master of {@code key}; their reply. In a cluster
      * whose slot moved (a failover, a resharding) since the client last asked, the node answers
-     * with a redirection and runs nothing; the commands then go to the node it names, whether the
+     * with a redirection and runs the command it redirects (and, for a slot being migrated, those
+     * of the others it does not hold); the commands then go to the node it names, whether the
      * client knew that node or not (an ASK to a master a scale-out has just added), with
      * {@code ASKING} before each where the slot is being migrated ({@code commands} is given
-     * true), and after a MOVED the client asks the node that said so for the slots. A second
-     * redirection is thrown, an outage for this call ({@link #attempt}), as an error reply is.
+     * true), and after a MOVED the client asks the node that said so for the slots; up to
+     * {@value #REDIRECTIONS} redirections in a row, as the cluster client follows them. One more
+     * is thrown, an outage for this call ({@link #attempt}), as an error reply is.
      */
     private Object onMaster(byte[] key, Function<Boolean, CoalescedCalls.Request> commands) {
         Masters masters = connected().masters();
-        JedisRedirectionException redirected;
-        try (Connection connection = masters.connection(masters.masterOf(key))) {
-            Pipeline pipeline = new Pipeline(connection);
-            Supplier<Object> reply = commands.apply(false).addTo(pipeline);
-            pipeline.sync(); // every reply is read: the connection goes back to the pool clean
-            try {
-                return reply.get(); // an error reply throws here, to be classified by attempt
-            } catch (JedisRedirectionException e) {
-                if (e instanceof JedisMovedDataException) {
-                    masters.moved(connection);
+        HostAndPort node = masters.masterOf(key);
+        boolean asking = false;
+        for (int redirections = 0; ; redirections++) {
+            try (Connection connection = masters.connection(node)) {
+                Pipeline pipeline = new Pipeline(connection);
+                Supplier<Object> reply = commands.apply(asking).addTo(pipeline);
+                pipeline.sync(); // every reply is read: the connection goes back to the pool clean
+                try {
+                    return reply.get(); // an error reply throws here, to be classified by attempt
+                } catch (JedisRedirectionException e) {
+                    if (redirections == REDIRECTIONS) {
+                        throw e;
+                    }
+                    if (e instanceof JedisMovedDataException) {
+                        masters.moved(connection);
+                    }
+                    node = e.getTargetNode();
+                    asking = e instanceof JedisAskDataException;
                 }
-                redirected = e;
             }
-        }
-        try (Connection connection = masters.connection(redirected.getTargetNode())) {
-            Pipeline pipeline = new Pipeline(connection);
-            Supplier<Object> reply = commands.apply(redirected instanceof JedisAskDataException).addTo(pipeline);
-            pipeline.sync();
-            return reply.get();
         }
     }
 
     /**
      * Commands in a batch of calls to the master of {@code key} ({@link CoalescedCalls}); where the
-     * client knows no master for its slot, or the slot moved since (a redirection: nothing ran), as
-     * a call of their own ({@link #onMaster}), which follows the redirection.
+     * client knows no master for its slot, or the slot moved since (a redirection), as a call of
+     * their own ({@link #onMaster}), which follows the redirection: the commands are written so
+     * that running them again is harmless (an acquire that finds its own record renews it).
      */
     private Object coalescedOnMaster(byte[] key, Function<Boolean, CoalescedCalls.Request> commands) {
         Masters masters = connected().masters();

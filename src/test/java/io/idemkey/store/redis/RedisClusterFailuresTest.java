@@ -202,8 +202,10 @@ class RedisClusterFailuresTest {
      * During a scale-out a slot moves to a master just added, which the client has never heard of
      * (it served no slot when the client asked), and the keys already moved answer ASK naming it.
      * A completion with {@code WAIT} of such a key follows the ASK there (the client makes a pool
-     * for the new master), as renewals and the client's own commands do; after the slot moved,
-     * a completion follows the MOVED.
+     * for the new master), as renewals and the client's own commands do, and so do acquires (their
+     * {@code SET} and {@code PTTL}, each after {@code ASKING}): a moved key's record is found there,
+     * a new key of the slot is made there, a key not moved yet is still the source's. After the slot
+     * moved, a completion follows the MOVED.
      */
     @Test
     void aCompletionWithWaitFollowsAnAskToAMasterTheClientNeverHeardOf() {
@@ -213,12 +215,13 @@ class RedisClusterFailuresTest {
             RedisServer source = cluster.masters().get(0);
             int slot = slot(keysOn(cluster, source, "scale-out", 1).get(0));
             List<String> keys = new ArrayList<>();
-            for (int i = 0; keys.size() < 6; i++) {
+            for (int i = 0; keys.size() < 7; i++) {
                 String key = namespace + "scale-out-slot-" + i;
                 if (slot(key) == slot) {
                     keys.add(key);
                 }
             }
+            String fresh = keys.remove(6); // acquired only during the migration
             List<Lease> leases = new ArrayList<>();
             for (String key : keys) {
                 assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LOCK));
@@ -245,6 +248,17 @@ class RedisClusterFailuresTest {
                 renewed[i] = !keys.get(i).equals(moved.get(0)); // the completed key's lease is over
             }
             assertArrayEquals(renewed, extended(store.renew(leases)), "renewals follow the ASK to the new master");
+            assertInstanceOf(AcquireResult.InProgress.class, store.acquire(moved.get(2), FINGERPRINT, "other", LOCK),
+                    "an acquire follows the ASK to a moved key's record");
+            String notMoved = keys.stream().filter(key -> !moved.contains(key)).findFirst().orElseThrow();
+            assertInstanceOf(AcquireResult.InProgress.class, store.acquire(notMoved, FINGERPRINT, "other", LOCK),
+                    "a key not moved yet is the source's");
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(fresh, FINGERPRINT, "owner", LOCK),
+                    "a new key of a migrating slot is made on the new master");
+            try (var onAdded = added.client()) {
+                onAdded.asking();
+                assertTrue(onAdded.exists(fresh), "the new key is on the new master");
+            }
             migration.finish();
             assertTrue(store.complete(moved.get(1), "owner", RESPONSE, DAY), "and the MOVED once the slot is there");
             for (String key : List.of(moved.get(0), moved.get(1))) {

@@ -111,10 +111,10 @@ class RedisClusterStoreTest extends RedisStoreContract {
     @Test
     void firstExecutionCostsTwoRoundTripsAndAReplayOneAcrossTheWholeCluster() {
         String key = key("round-trips");
-        store.acquire(key("warm-up"), FINGERPRINT, "w", LONG_LOCK); // the script is cached on that master at least
-        store.release(key("warm-up"), "w");
-        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "warm", LONG_LOCK)); // caches it on key's master
-        assertTrue(store.release(key, "warm"));
+        store.acquire(key("warm-up"), FINGERPRINT, "w", LONG_LOCK);
+        store.release(key("warm-up"), "w"); // the script is cached on that master at least
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "warm", LONG_LOCK));
+        assertTrue(store.release(key, "warm")); // caches it on key's master
 
         Map<String, Long> firstExecution = clusterCommands(() -> {
             assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK));

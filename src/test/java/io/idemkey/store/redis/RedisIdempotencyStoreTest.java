@@ -255,6 +255,30 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
     }
 
+    /**
+     * A Redis before 7.0 refuses {@code SET}'s {@code GET} beside {@code NX} (a syntax error): the
+     * first acquire then runs the record script instead, and every acquire after it, with the same
+     * answers.
+     */
+    @Test
+    void aRedisBeforeSevenGetsTheScriptsAcquire() {
+        warmUp();
+        try (ReplyLosingProxy proxy = ReplyLosingProxy.to(server.port());
+             IdempotencyStore older = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(proxy.url(), null, null)
+                     .coalesce(coalesce()).connectTimeout(TIMEOUT).readTimeout(TIMEOUT))) {
+            proxy.refuseSetGet();
+            String key = key("before-seven");
+            assertEquals(List.of("set", "pttl", "evalsha"), roundTrips(() ->
+                    assertInstanceOf(AcquireResult.Acquired.class, older.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK))),
+                    "refused, then the script");
+            assertEquals(List.of("evalsha"), roundTrips(() ->
+                    assertInstanceOf(AcquireResult.InProgress.class, older.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK))));
+            assertTrue(older.complete(key, "owner-1", RESPONSE, DAY));
+            assertEquals(List.of("evalsha"), roundTrips(() -> assertArrayEquals(RESPONSE,
+                    ((AcquireResult.Completed) older.acquire(key, FINGERPRINT, "owner-3", LONG_LOCK)).response())));
+        }
+    }
+
     /** A key that holds something else than one of Idemkey's records is refused, not read as a record, and left as it is. */
     @Test
     void anAcquireOfAKeyHoldingNoRecordIsRefusedAndLeavesIt() {
@@ -297,11 +321,13 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         try (ReplyLosingProxy proxy = ReplyLosingProxy.to(server.port());
              IdempotencyStore proxied = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(proxy.url(), null, null).coalesce(coalesce())
                      .connectTimeout(TIMEOUT).readTimeout(TIMEOUT))) {
-            proxied.acquire(key("proxy-warm-up"), FINGERPRINT, "w", LONG_LOCK); // a pooled connection, the script cached
+            proxied.acquire(key("proxy-warm-up"), FINGERPRINT, "w", LONG_LOCK); // a pooled connection
+            proxied.complete(key("proxy-warm-up"), "w", RESPONSE, DAY); // the script cached
             server.resetStats();
             proxy.loseNextReply();
             AcquireResult acquired = proxied.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK, limit);
             assertEquals(2L, server.commandCalls().get("evalsha"), "the acquire was sent again after its reply was lost");
+            assertEquals(0L, server.commandCalls().getOrDefault("eval", 0L), "the lost reply was the script's, not a NOSCRIPT");
             assertInstanceOf(AcquireResult.Acquired.class, acquired, "the record the first sending made is this request's");
             assertInstanceOf(AcquireResult.RateLimited.class, proxied.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK, limit),
                     "one request counted, so another is beyond the limit of 1");
