@@ -90,7 +90,8 @@ public final class BenchmarkRun {
     /**
      * Where to write CPU profiles of the server ({@code -Dbench.profile=<directory>}): after the loopback
      * scenarios, each of the main ones runs alone for a while under async-profiler (one flame graph
-     * and one collapsed-stacks file each); nothing without it.
+     * and one collapsed-stacks file each); after the JDBC scenarios, flight recordings of first
+     * executions at one connection on either JDBC side; nothing without it.
      */
     private static final String PROFILE = System.getProperty("bench.profile", "");
     private static final String BODY = "{\"amount\":1999,\"currency\":\"EUR\",\"clientTimestamp\":\"2026-11-22T10:15:30Z\"}";
@@ -911,6 +912,40 @@ public final class BenchmarkRun {
                                 statements.get(sides[0])[kind], statements.get(sides[1])[kind]));
             }
             releaseHolders();
+            if (!PROFILE.isEmpty()) {
+                profileFirstExecutions(server.pid(), Path.of(PROFILE), sides, deployments);
+            }
+        }
+    }
+
+    /**
+     * Flight recordings of the server during first executions at one connection, Idemkey's JDBC store
+     * and seed 003's, each run alone for 15 s, twice in alternation: Java samples every millisecond
+     * and every socket read (the database's replies among them), to tell a request's time on the
+     * server's CPU from its wait for the database.
+     */
+    private void profileFirstExecutions(long serverPid, Path directory, String[] sides, URI[] deployments) throws Exception {
+        Files.createDirectories(directory);
+        Path settings = directory.resolve("first-executions.jfc");
+        String jfc = Files.readString(Path.of(System.getProperty("java.home"), "lib", "jfr", "default.jfc"));
+        jfc = jfc.replaceAll("(?s)(<event name=\"jdk.ExecutionSample\">.*?<setting name=\"period\"[^>]*>)[^<]*", "$1 1 ms")
+                .replaceAll("(?s)(<event name=\"jdk.Socket(Read|Write)\">.*?<setting name=\"threshold\"[^>]*>)[^<]*", "$1 0 ms");
+        Files.writeString(settings, jfc);
+        String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+        for (int round = 1; round <= 2; round++) {
+            for (int side = 0; side < 2; side++) {
+                URI uri = deployments[side].resolve("bench/guarded");
+                load.run(uri, BODY, 1, Duration.ZERO, Duration.ofSeconds(2), this::uniqueKey);
+                String name = (side == 0 ? "jdbc-first-1-" : "seed003-first-1-") + round;
+                Path recording = directory.resolve(name + ".jfr");
+                new ProcessBuilder(jcmd, Long.toString(serverPid), "JFR.start", "name=" + name, "settings=" + settings)
+                        .inheritIO().start().waitFor();
+                LoadGenerator.Result result = load.run(uri, BODY, 1, Duration.ZERO, Duration.ofSeconds(15), this::uniqueKey);
+                new ProcessBuilder(jcmd, Long.toString(serverPid), "JFR.stop", "name=" + name, "filename=" + recording)
+                        .inheritIO().start().waitFor();
+                System.out.printf("profile: %s (%s): %d requests, p50 %.3f ms, load %s%n", recording,
+                        sides[side], result.requests(), result.p50Millis(), loadAverage());
+            }
         }
     }
 
