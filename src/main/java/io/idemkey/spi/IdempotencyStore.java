@@ -11,7 +11,7 @@ import java.util.List;
  * TTL (so a crashed owner's key frees itself), a completed one after its TTL.
  *
  * <p><b>Atomicity.</b> Each operation is one atomic step against shared state (for Redis: one
- * round trip running one Lua script). In particular {@code acquire} must never let two callers
+ * round trip running one Lua script, or one atomic command). In particular {@code acquire} must never let two callers
  * acquire the same key: there is no window between "look" and "take".
  *
  * <p><b>Fencing.</b> {@code complete}, {@code release} and {@code renew} are compare-and-set on the

@@ -29,30 +29,39 @@ final class Meters implements AutoCloseable {
     /**
      * One reading; {@link #minus} gives what a window cost. Redis's command time comes in three
      * parts: scripts ({@code EVAL}, {@code EVALSHA}), the commands scripts call ({@code GET},
-     * {@code SET}, ...: counted on their own too, and inside their script's time), and the rest.
+     * {@code SET}, ...: counted on their own too, and inside their script's time), and the rest;
+     * {@code SET}'s time and calls and {@code PTTL}'s calls are kept apart ({@link #redisCommandMicros}).
      */
     record Reading(long serverCpuNanos, long serverAllocatedBytes, long redisCpuNanos, long redisScriptMicros,
-                   long redisScriptableMicros, long redisOtherMicros, long redisSocketReads) {
+                   long redisScriptableMicros, long redisOtherMicros, long redisSocketReads,
+                   long redisSetMicros, long redisSetCalls, long redisPttlCalls) {
 
         Reading minus(Reading before) {
             return new Reading(serverCpuNanos - before.serverCpuNanos, serverAllocatedBytes - before.serverAllocatedBytes,
                     redisCpuNanos - before.redisCpuNanos, redisScriptMicros - before.redisScriptMicros,
                     redisScriptableMicros - before.redisScriptableMicros, redisOtherMicros - before.redisOtherMicros,
-                    redisSocketReads - before.redisSocketReads);
+                    redisSocketReads - before.redisSocketReads, redisSetMicros - before.redisSetMicros,
+                    redisSetCalls - before.redisSetCalls, redisPttlCalls - before.redisPttlCalls);
         }
 
         /**
          * The time Redis spent in the commands clients sent, in a window: where scripts ran, their time
-         * (which holds the commands they called) and the rest; elsewhere every command's.
+         * (which holds the commands they called) and the rest; elsewhere every command's. An acquire
+         * is a {@code SET} and a {@code PTTL} the store sends itself, and the completion script calls
+         * {@code SET} too, which {@code INFO commandstats} does not tell apart: the acquires' share of
+         * the window's {@code SET} time is taken as their share of its calls (one {@code SET} per
+         * {@code PTTL}; no script calls {@code PTTL} on the benchmark's paths), and counted with the rest.
          */
         long redisCommandMicros() {
-            return redisScriptMicros > 0 ? redisScriptMicros + redisOtherMicros
-                    : redisScriptableMicros + redisOtherMicros;
+            long acquires = redisSetCalls <= 0 ? 0 : redisSetMicros * Math.min(redisPttlCalls, redisSetCalls) / redisSetCalls;
+            long other = redisOtherMicros + acquires;
+            return redisScriptMicros > 0 ? redisScriptMicros + other
+                    : redisScriptableMicros + redisSetMicros - acquires + other;
         }
     }
 
     private static final Set<String> SCRIPTS = Set.of("eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro");
-    /** What Idemkey's scripts call; in a window where scripts ran, these are theirs (SET and PTTL: see commandMicros). */
+    /** What Idemkey's scripts call; in a window where scripts ran, these are theirs (SET and PTTL: see Reading#redisCommandMicros). */
     private static final Set<String> CALLED_BY_SCRIPTS = Set.of("get", "set", "pexpire", "pttl", "del", "incr");
 
     private static final long NANOS_PER_TICK = 1_000_000_000L / clockTicksPerSecond();
@@ -92,9 +101,9 @@ final class Meters implements AutoCloseable {
     Reading read() {
         long[] ids = threads.getAllThreadIds();
         long allocated = Arrays.stream(threads.getThreadAllocatedBytes(ids)).filter(bytes -> bytes > 0).sum();
-        long[] commands = redis == null ? new long[3] : commandMicros();
+        long[] commands = redis == null ? new long[6] : commandMicros();
         return new Reading(cpuNanos(serverPid), allocated, redisPid == 0 ? 0 : cpuNanos(redisPid),
-                commands[0], commands[1], commands[2], redis == null ? 0 : socketReads());
+                commands[0], commands[1], commands[2], redis == null ? 0 : socketReads(), commands[3], commands[4], commands[5]);
     }
 
     /** User and system time of every thread of the process, live or ended ({@code /proc/<pid>/stat} fields 14 and 15). */
@@ -109,39 +118,31 @@ final class Meters implements AutoCloseable {
     }
 
     /**
-     * The microseconds Redis spent in commands so far: {scripts, commands scripts call, the rest}
-     * (less these readings). An acquire is a {@code SET} and a {@code PTTL} sent by the store
-     * itself, and the completion script calls {@code SET} too: {@code INFO commandstats} cannot tell
-     * them apart, so the acquires' share of the {@code SET} time is taken as their share of the
-     * calls (one {@code SET} per {@code PTTL}, which no script calls on the benchmark's paths), and
-     * counted with the rest, as is {@code PTTL}'s.
+     * What Redis spent in commands so far (less these readings): {scripts' microseconds, those of the
+     * commands scripts call but SET, the rest's (PTTL's among them), SET's microseconds, SET's calls,
+     * PTTL's calls}.
      */
     private long[] commandMicros() {
-        long[] micros = new long[3];
-        long setMicros = 0;
-        long setCalls = 0;
-        long pttlCalls = 0;
-        for (String line : redis.info("commandstats").split("\r?\n")) {
+        long[] micros = new long[6];
+        for (String line : redis.info("commandstats").split("\\r?\\n")) {
             int at = line.indexOf("usec=");
             if (!line.startsWith("cmdstat_") || line.startsWith("cmdstat_info:") || at < 0) {
                 continue;
             }
             String command = line.substring("cmdstat_".length(), line.indexOf(':'));
             long usec = Long.parseLong(line.substring(at + 5, line.indexOf(',', at)));
-            long calls = Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(',', line.indexOf("calls="))));
+            int callsAt = line.indexOf("calls=") + 6;
+            long calls = Long.parseLong(line.substring(callsAt, line.indexOf(',', callsAt)));
             if (command.equals("set")) {
-                setMicros = usec;
-                setCalls = calls;
+                micros[3] += usec;
+                micros[4] += calls;
             } else if (command.equals("pttl")) {
-                pttlCalls = calls;
                 micros[2] += usec;
+                micros[5] += calls;
             } else {
                 micros[SCRIPTS.contains(command) ? 0 : CALLED_BY_SCRIPTS.contains(command) ? 1 : 2] += usec;
             }
         }
-        long acquires = setCalls == 0 ? 0 : setMicros * Math.min(pttlCalls, setCalls) / setCalls;
-        micros[2] += acquires;
-        micros[1] += setMicros - acquires;
         return micros;
     }
 

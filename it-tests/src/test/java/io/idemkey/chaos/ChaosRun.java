@@ -154,11 +154,8 @@ public final class ChaosRun {
             Deployments.guardedApp("chaos", config).as(ZipExporter.class).exportTo(war.toFile(), true);
             int[] ports = {ServerProcess.freePort(), ServerProcess.freePort()};
             ServerProcess.Kind[] kinds = {ServerProcess.Kind.PAYARA, ServerProcess.Kind.LIBERTY};
-            ServerProcess[] running = new ServerProcess[2];
-            CompletableFuture<ServerProcess> payara = CompletableFuture.supplyAsync(
-                    () -> store.startServer(kinds[0], war, ports[0]));
-            running[1] = store.startServer(kinds[1], war, ports[1]);
-            running[0] = payara.get();
+            ServerProcess[] running = ChaosStore.startBoth(() -> store.startServer(kinds[0], war, ports[0]),
+                    () -> store.startServer(kinds[1], war, ports[1]));
             servers = new URI[]{running[0].uri("chaos"), running[1].uri("chaos")};
             try {
                 start = Instant.now();

@@ -17,7 +17,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 
 import static org.awaitility.Awaitility.await;
 
@@ -197,6 +199,32 @@ interface ChaosStore extends AutoCloseable {
 
     /** The application's configuration to use it. */
     Map<String, String> config();
+
+    /**
+     * Two servers started at once, {@code first} on another thread: when one fails to start (a
+     * server refused for its call path, {@link OnAnyRedis}), the other is closed once up, and the
+     * failure thrown.
+     */
+    static ServerProcess[] startBoth(Supplier<ServerProcess> first, Supplier<ServerProcess> second) throws Exception {
+        CompletableFuture<ServerProcess> started = CompletableFuture.supplyAsync(first);
+        ServerProcess other;
+        try {
+            other = second.get();
+        } catch (RuntimeException e) {
+            try {
+                started.get().close();
+            } catch (Exception alsoFailed) {
+                e.addSuppressed(alsoFailed);
+            }
+            throw e;
+        }
+        try {
+            return new ServerProcess[] {started.get(), other};
+        } catch (Exception e) {
+            other.close();
+            throw e;
+        }
+    }
 
     /** What a server of this kind is started with besides the application's configuration (system properties). */
     default Map<String, String> serverProperties(ServerProcess.Kind kind) {

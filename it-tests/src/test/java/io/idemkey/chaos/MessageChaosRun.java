@@ -130,10 +130,8 @@ public final class MessageChaosRun {
             }
             ServerProcess.Kind[] kinds = {ServerProcess.Kind.PAYARA, ServerProcess.Kind.LIBERTY};
             int[] ports = {ServerProcess.freePort(), ServerProcess.freePort()};
-            ServerProcess[] running = new ServerProcess[2];
-            CompletableFuture<ServerProcess> payara = CompletableFuture.supplyAsync(() -> startServer(store, config, kinds[0], ports[0]));
-            running[1] = startServer(store, config, kinds[1], ports[1]);
-            running[0] = payara.get();
+            ServerProcess[] running = ChaosStore.startBoth(() -> startServer(store, config, kinds[0], ports[0]),
+                    () -> startServer(store, config, kinds[1], ports[1]));
             try {
                 start = Instant.now();
                 int publications = publish(store, List.of(a, b), config, kinds, ports, running);

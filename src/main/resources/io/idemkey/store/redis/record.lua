@@ -6,6 +6,11 @@
 -- A completed record keeps the first 8 bytes of its owner's token: enough to know a retried
 -- complete from another owner's, and 8 bytes fewer in every record.
 --
+-- The store sends an acquire without a rate limit as SET key <record> NX PX <lock TTL> GET and
+-- PTTL key instead (RedisIdempotencyStore.acquire: the same step, cheaper for Redis), and reads the
+-- record it finds in Java (existing(), inProgressRecord()): the layout above is written in both
+-- places; this acquire stays for rate-limited acquires and a Redis before 7.0.
+--
 -- KEYS[1] the record key; ARGV[1] the operation, then its arguments:
 --   acquire  fingerprint, token, lock TTL (ms)  -> {'A'} | {'M'} | {'P', pttl} | {'C', response, pttl}
 --            [, permits, window (ms)]              | {'R', window pttl}
