@@ -76,7 +76,7 @@
  * so it is sql_release; the cleanup (deleteExpired) also waits for the count's window to end.
  *
  * The Redis store sends an acquire without a rate limit as two plain commands in one write instead
- * of record.lua's acquire (issue 30: a third of the script's cost to Redis): SET key <in-progress
+ * of record.lua's acquire (issue 30: about half of the script's cost to Redis): SET key <in-progress
  * record> NX PX <lock TTL> GET, then PTTL key. The SET is lua_acquire in one atomic step: it creates
  * the record where the key is free (expired records are absent to both), and otherwise changes
  * nothing and returns the record, from which the store answers as the script does (mismatch first,

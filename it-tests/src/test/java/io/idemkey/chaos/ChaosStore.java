@@ -210,7 +210,7 @@ interface ChaosStore extends AutoCloseable {
         ServerProcess other;
         try {
             other = second.get();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             try {
                 started.get().close();
             } catch (Exception alsoFailed) {

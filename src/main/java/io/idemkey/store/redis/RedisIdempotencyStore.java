@@ -52,7 +52,7 @@ import java.util.logging.Logger;
  * operation is one round trip running one Lua script ({@code record.lua} next to this class), so
  * acquire cannot race, and complete, release and renew are compare-and-set on the owner token;
  * except an acquire without a rate limit, which is two plain commands in one round trip, whose
- * decision is as atomic and which cost Redis less than half of the script's work
+ * decision is as atomic and which cost Redis about half of the script's work
  * ({@link #acquire(String, byte[], String, Duration)}; a Redis before 7.0 gets the script). A
  * record is one compact string that Redis expires itself ({@code PX}); with a rate limit, a key's
  * request counter lives beside it, in the same cluster slot, for its window. Each script touches
@@ -101,7 +101,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     private static final byte[] PX = bytes("PX");
     private static final byte[] GET = bytes("GET");
     private static final List<String> TRANSIENT_REPLIES =
-            List.of("READONLY", "LOADING", "OOM", "MASTERDOWN", "TRYAGAIN", "NOAUTH");
+            List.of("READONLY", "LOADING", "OOM", "MASTERDOWN", "TRYAGAIN", "NOAUTH", "NOREPLICAS");
 
     private final Supplier<RedisStoreOptions.Connected> connect;
     private final Runnable afterClose;
@@ -178,7 +178,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
      * key is free and otherwise answers with the record there, in one atomic step as the script
      * does, and {@code PTTL key}, the time that record has left: read just after, so only advisory
      * (a conflict's {@code Retry-After}, how long a replay is cached), as the owner may complete in
-     * between. Redis spends less than half of the script's work on them (docs/performance.md, "An
+     * between. Redis spends about half of the script's work on them (docs/performance.md, "An
      * acquire without a script"). The script's "the same token again" branch (an acquire sent again
      * after its reply was lost finds its own record) is a renewal here: the lease is whole again,
      * as the script makes it, or, lost meanwhile, the key is acquired anew. A Redis before 7.0,
@@ -212,8 +212,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
         for (int attempt = 1; ; attempt++) {
             List<?> replies;
             try {
-                replies = (List<?>) execute(client -> coalesced == null ? onMaster(key, commands)
-                        : coalescedOnMaster(key, commands));
+                replies = (List<?>) execute(client -> writeRefused(() -> coalesced == null ? onMaster(key, commands)
+                        : coalescedOnMaster(key, commands)));
             } catch (JedisDataException e) {
                 if (!String.valueOf(e.getMessage()).startsWith("ERR syntax error")) {
                     throw e;
@@ -221,6 +221,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
                 setGetRefused = true; // SET's GET beside NX came with Redis 7.0
                 LOG.info(() -> "Idemkey: Redis at " + description + " refuses SET ... NX ... GET (a Redis before 7.0):"
                         + " acquires run the record script from now on");
+                return acquired((List<?>) run(recordKey, ACQUIRE, fingerprint, token, ttl));
+            }
+            if (replies == null) {
+                // a full Redis, or one short of replicas, refuses every SET, even one that would write
+                // nothing; the script only its first write: a replay or a conflict still gets its answer
                 return acquired((List<?>) run(recordKey, ACQUIRE, fingerprint, token, ttl));
             }
             byte[] found = (byte[]) replies.get(0);
@@ -238,6 +243,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
             if (attempt == 3) {
                 return new AcquireResult.InProgress(Duration.ZERO); // the key keeps changing hands: a conflict
             }
+        }
+    }
+
+    /**
+     * The acquire's commands' reply, or null where Redis refused the {@code SET} before looking at
+     * the key because it may not write now: out of memory under {@code noeviction} ({@code -OOM}),
+     * or fewer replicas than {@code min-replicas-to-write} ({@code -NOREPLICAS}).
+     */
+    private static Object writeRefused(Supplier<Object> commands) {
+        try {
+            return commands.get();
+        } catch (JedisDataException e) {
+            String message = String.valueOf(e.getMessage());
+            if (message.startsWith("OOM") || message.startsWith("NOREPLICAS")) {
+                return null;
+            }
+            throw e;
         }
     }
 
@@ -396,7 +418,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
                         throw e;
                     }
                     if (e instanceof JedisMovedDataException) {
-                        masters.moved(connection);
+                        try {
+                            masters.moved(connection);
+                        } catch (RuntimeException notAsked) {
+                            // the redirection is followed all the same; the next call's sending finds out
+                        }
                     }
                     node = e.getTargetNode();
                     asking = e instanceof JedisAskDataException;
@@ -840,7 +866,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
 
     /**
      * Replies that mean "not now", not a defect: a replica, a restart still loading its data, memory
-     * full, a master without its replicas, a key being migrated, a Redis restarted with a password
+     * full, a master without its replicas (or with fewer than {@code min-replicas-to-write}), a key being migrated, a Redis restarted with a password
      * this connection never gave (a new connection gives it). Jedis has no types for these.
      */
     private static boolean transientReply(JedisDataException e) {
