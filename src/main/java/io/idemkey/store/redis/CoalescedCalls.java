@@ -243,10 +243,15 @@ final class CoalescedCalls {
             try (Connection connection = masters.connection(master)) {
                 Pipeline pipeline = new Pipeline(connection);
                 List<Supplier<Object>> responses = new ArrayList<>(batch.size());
-                for (Call call : batch) {
-                    responses.add(call.request.addTo(pipeline));
+                try {
+                    for (Call call : batch) {
+                        responses.add(call.request.addTo(pipeline));
+                    }
+                    pipeline.sync(); // every reply is read: the connection goes back to the pool clean
+                } catch (RuntimeException | Error e) {
+                    connection.setBroken(); // commands written whose replies nobody read: never pooled again
+                    throw e;
                 }
-                pipeline.sync(); // every reply is read: the connection goes back to the pool clean
                 boolean moved = false;
                 for (int i = 0; i < batch.size(); i++) {
                     try {

@@ -409,8 +409,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
         for (int redirections = 0; ; redirections++) {
             try (Connection connection = masters.connection(node)) {
                 Pipeline pipeline = new Pipeline(connection);
-                Supplier<Object> reply = commands.apply(asking).addTo(pipeline);
-                pipeline.sync(); // every reply is read: the connection goes back to the pool clean
+                Supplier<Object> reply;
+                try {
+                    reply = commands.apply(asking).addTo(pipeline);
+                    pipeline.sync(); // every reply is read: the connection goes back to the pool clean
+                } catch (RuntimeException | Error e) {
+                    connection.setBroken(); // commands written whose replies nobody read: never pooled again
+                    throw e;
+                }
                 try {
                     return reply.get(); // an error reply throws here, to be classified by attempt
                 } catch (JedisRedirectionException e) {
