@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -62,6 +64,11 @@ public abstract class IdempotencyStoreContract {
     /** How many fresh keys the acquire race runs on. */
     protected int raceIterations() {
         return 1_000;
+    }
+
+    /** The store the 64 racers share (closed after the race if it is not {@link #store}): this one by default. */
+    protected IdempotencyStore raceStore() {
+        return store;
     }
 
     /**
@@ -399,6 +406,7 @@ public abstract class IdempotencyStoreContract {
         AcquireResult[][] results = new AcquireResult[iterations][threads];
         CyclicBarrier barrier = new CyclicBarrier(threads);
         ExecutorService executor = Executors.newFixedThreadPool(threads);
+        IdempotencyStore racing = raceStore();
         try {
             List<Future<?>> racers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
@@ -406,17 +414,30 @@ public abstract class IdempotencyStoreContract {
                 racers.add(executor.submit(() -> {
                     for (int i = 0; i < iterations; i++) {
                         barrier.await(30, TimeUnit.SECONDS);
-                        results[i][thread] = store.acquire(key("race-" + i), FINGERPRINT,
+                        results[i][thread] = racing.acquire(key("race-" + i), FINGERPRINT,
                                 "owner-" + thread + "-" + i, LONG_LOCK);
                     }
                     return null;
                 }));
             }
+            List<Throwable> failures = new ArrayList<>();
             for (Future<?> racer : racers) {
-                racer.get(120, TimeUnit.SECONDS);
+                try {
+                    racer.get(120, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    failures.add(e.getCause());
+                }
+            }
+            // the racer that failed first breaks the barrier for the others: its failure is the one to see
+            failures.sort(java.util.Comparator.comparing(failure -> failure instanceof BrokenBarrierException));
+            if (!failures.isEmpty()) {
+                throw new AssertionError(failures.size() + " racers failed, first: " + failures.get(0), failures.get(0));
             }
         } finally {
             executor.shutdownNow();
+            if (racing != store) {
+                racing.close();
+            }
         }
         for (int i = 0; i < iterations; i++) {
             int acquired = 0;
