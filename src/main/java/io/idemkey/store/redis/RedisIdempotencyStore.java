@@ -188,7 +188,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
         checkSizes(fingerprint, ownerToken);
         if (setGetRefused) {
-            return acquired((List<?>) run(recordKey, ACQUIRE, fingerprint, bytes(ownerToken), millis(lockTtl)));
+            return scriptAcquire(recordKey, fingerprint, bytes(ownerToken), millis(lockTtl));
         }
         byte[] key = bytes(recordKey);
         byte[] token = bytes(ownerToken);
@@ -221,12 +221,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
                 setGetRefused = true; // SET's GET beside NX came with Redis 7.0
                 LOG.info(() -> "Idemkey: Redis at " + description + " refuses SET ... NX ... GET (a Redis before 7.0):"
                         + " acquires run the record script from now on");
-                return acquired((List<?>) run(recordKey, ACQUIRE, fingerprint, token, ttl));
+                return scriptAcquire(recordKey, fingerprint, token, ttl);
             }
             if (replies == null) {
                 // a full Redis, or one short of replicas, refuses every SET, even one that would write
                 // nothing; the script only its first write: a replay or a conflict still gets its answer
-                return acquired((List<?>) run(recordKey, ACQUIRE, fingerprint, token, ttl));
+                return scriptAcquire(recordKey, fingerprint, token, ttl);
             }
             byte[] found = (byte[]) replies.get(0);
             if (found == null) {
@@ -261,6 +261,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
             }
             throw e;
         }
+    }
+
+    /** The record script's acquire, without a rate limit: for a Redis that refuses the plain commands. */
+    private AcquireResult scriptAcquire(String recordKey, byte[] fingerprint, byte[] token, byte[] ttl) {
+        return acquired((List<?>) run(recordKey, ACQUIRE, fingerprint, token, ttl));
     }
 
     /** An in-progress record: {@code P}, the fingerprint and the owner token, each after its length ({@code record.lua}). */
