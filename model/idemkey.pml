@@ -106,7 +106,13 @@
  *     (model/verify -DLOCK=1 -DMAXCRASH=0 -DMAXFAULT=2: two servers' calls failed in one run);
  *   - fencing is record.lua's compare-and-set on the owner token, unchanged; a completion that
  *     waits for replicas (WAIT) is not coalesced: it keeps a connection of its own, so what its
- *     WAIT covers (every write on that connection before it) is what it covered before.
+ *     WAIT covers (every write on that connection before it) is what it covered before;
+ *   - a batch that waits for company (idempotency.redis.coalesce-linger-us, at most 10 ms, only
+ *     once calls arrive together) sends its calls later, nothing else: a delay between a server's
+ *     decision to call and Redis running the call, which the model already has (any step of one
+ *     server may come after any steps of the others), as a slow network would be; leases are
+ *     counted by Redis from when it runs the call, so a renewal sent late is a renewal that
+ *     arrives late, as the model's lease expiry already allows.
  *
  * Left out on purpose (each is one branch of the code that cannot change the properties here):
  * fingerprint mismatch (422: answered before any state changes), the rate limit (on Redis a separate

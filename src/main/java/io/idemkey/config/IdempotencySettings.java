@@ -80,6 +80,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
     public static final String REDIS_WAIT_REPLICAS = "idempotency.redis.wait-replicas";
     public static final String REDIS_WAIT_TIMEOUT = "idempotency.redis.wait-timeout-ms";
     public static final String REDIS_COALESCE = "idempotency.redis.coalesce";
+    public static final String REDIS_COALESCE_LINGER = "idempotency.redis.coalesce-linger-us";
     public static final String KEY_PREFIX = "idempotency.key-prefix";
     public static final String HEADER = "idempotency.header";
     public static final String REPLAYED_HEADER = "idempotency.replayed-header";
@@ -279,7 +280,10 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
                 .poolMaxTotal(integer(config, REDIS_POOL_MAX_TOTAL, 64, 1, 10_000))
                 .poolMinIdle(integer(config, REDIS_POOL_MIN_IDLE, 0, 0, 10_000))
                 .verifyHostname(config.get(REDIS_VERIFY_HOSTNAME).map(v -> Values.bool(REDIS_VERIFY_HOSTNAME, v)).orElse(true))
-                .coalesce(config.get(REDIS_COALESCE).map(v -> Values.bool(REDIS_COALESCE, v)).orElse(false));
+                .coalesce(config.get(REDIS_COALESCE).map(v -> Values.bool(REDIS_COALESCE, v)).orElse(false))
+                .coalesceLinger(Duration.ofNanos(1000L * integer(config, REDIS_COALESCE_LINGER,
+                        (int) (RedisStoreOptions.DEFAULT_COALESCE_LINGER.toNanos() / 1000), 0,
+                        (int) (RedisStoreOptions.MAX_COALESCE_LINGER.toNanos() / 1000))));
         if (options.poolMinIdle() > options.poolMaxTotal()) {
             throw new ConfigurationException(REDIS_POOL_MIN_IDLE, "must not exceed " + REDIS_POOL_MAX_TOTAL
                     + " (" + options.poolMaxTotal() + ")");

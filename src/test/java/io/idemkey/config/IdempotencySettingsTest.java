@@ -343,6 +343,20 @@ class IdempotencySettingsTest {
     }
 
     @Test
+    void aCoalescedBatchWaitsFiftyMicrosecondsForCompanyByDefaultAndWhatTheSettingSays() {
+        assertEquals(Duration.ofNanos(50_000), settings().redis().coalesceLinger());
+        assertEquals(Duration.ZERO, settings(IdempotencySettings.REDIS_COALESCE_LINGER, "0").redis().coalesceLinger());
+        assertEquals(Duration.ofMillis(10), settings(IdempotencySettings.REDIS_COALESCE_LINGER, "10000").redis().coalesceLinger());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-1", "10001", "50us", "0.05"})
+    void aCoalesceLingerOutsideZeroToTenMillisecondsIsRefusedNamingTheProperty(String bad) {
+        String message = refused(IdempotencySettings.REDIS_COALESCE_LINGER, IdempotencySettings.REDIS_COALESCE_LINGER, bad);
+        assertTrue(message.contains("between 0 and 10000"), message);
+    }
+
+    @Test
     void verifyHostnameMustBeABoolean() {
         refused(IdempotencySettings.REDIS_VERIFY_HOSTNAME, IdempotencySettings.REDIS_VERIFY_HOSTNAME, "yes");
     }

@@ -7,6 +7,7 @@ import redis.clients.jedis.Response;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisMovedDataException;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -40,6 +41,12 @@ import java.util.function.Supplier;
  * answer within the read timeout), the calls queued behind it for that master get the same timeout
  * without being sent (they did not run), instead of each waiting for a read timeout of its own in
  * turn, one batch after another; so a call gives up within about one read timeout, as alone.
+ *
+ * <p>Under load a batch may wait a little for company ({@code linger}): a sender whose master's
+ * previous batch carried more than one call (calls are arriving together) waits up to the linger
+ * after taking what is queued, then takes what queued meanwhile too. Redis's cost is mostly per
+ * socket read and write, not per command, so fewer, larger batches cost it less per call; a lone
+ * call, whose previous batch carried only itself, still goes out at once.
  */
 final class CoalescedCalls {
 
@@ -50,18 +57,20 @@ final class CoalescedCalls {
 
     private final RedisScript script;
     private final int maxBatch;
+    private final long lingerNanos;
     private final ConcurrentHashMap<HostAndPort, Lane> lanes = new ConcurrentHashMap<>();
     private final LongAdder pipelines = new LongAdder();
     private final LongAdder calls = new LongAdder();
     private final LongAdder unanswered = new LongAdder();
     private final LongAdder notSent = new LongAdder();
 
-    CoalescedCalls(RedisScript script, int maxBatch) {
+    CoalescedCalls(RedisScript script, int maxBatch, Duration linger) {
         if (maxBatch < 1) {
             throw new IllegalArgumentException("a batch holds at least one call");
         }
         this.script = script;
         this.maxBatch = maxBatch;
+        this.lingerNanos = linger.toNanos();
     }
 
     /**
@@ -176,6 +185,8 @@ final class CoalescedCalls {
         private final HostAndPort master;
         private final Queue<Call> queue = new ConcurrentLinkedQueue<>();
         private final AtomicBoolean sending = new AtomicBoolean();
+        /** How many calls the lane's last batch carried (written by its sender, under {@link #sending}). */
+        private int previousBatch;
 
         Lane(HostAndPort master) {
             this.master = master;
@@ -195,7 +206,13 @@ final class CoalescedCalls {
                 if (sending.compareAndSet(false, true)) {
                     List<Call> batch = List.of();
                     try {
-                        batch = drain();
+                        batch = drain(maxBatch);
+                        if (lingerNanos > 0 && previousBatch > 1 && batch.size() < maxBatch) {
+                            LockSupport.parkNanos(this, lingerNanos); // calls arriving together: wait for company
+                            interrupted |= Thread.interrupted();
+                            batch.addAll(drain(maxBatch - batch.size()));
+                        }
+                        previousBatch = batch.size();
                         if (!batch.isEmpty()) {
                             send(masters, batch);
                         }
@@ -221,10 +238,11 @@ final class CoalescedCalls {
             }
         }
 
-        private List<Call> drain() {
+        /** Up to {@code most} queued calls, in their order. */
+        private List<Call> drain(int most) {
             List<Call> batch = new ArrayList<>();
             Call next;
-            while (batch.size() < maxBatch && (next = queue.poll()) != null) {
+            while (batch.size() < most && (next = queue.poll()) != null) {
                 batch.add(next);
             }
             return batch;

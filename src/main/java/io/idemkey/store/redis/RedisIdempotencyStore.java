@@ -71,10 +71,11 @@ import java.util.logging.Logger;
  *
  * <p>With {@link RedisStoreOptions#coalesce(boolean)}, acquire, complete, release and renew calls
  * that are ready at the same moment, from any requests, travel together: one pipeline per master,
- * one write and one read ({@link CoalescedCalls}); a lone call goes out at once. Each keeps its own
- * reply, classification and retry as above: a broken connection fails exactly the calls it
- * carried, each of which is then sent again once, on a fresh connection, in whatever batch it
- * meets. A completion that waits for replicas ({@code wait-replicas}) and the renewals of many
+ * one write and one read ({@link CoalescedCalls}); a lone call goes out at once, and once calls
+ * arrive together a batch waits up to {@link RedisStoreOptions#coalesceLinger(Duration)} for
+ * more. Each keeps its own reply, classification and retry as above: a broken connection fails
+ * exactly the calls it carried, each of which is then sent again once, on a fresh connection, in
+ * whatever batch it meets. A completion that waits for replicas ({@code wait-replicas}) and the renewals of many
  * leases (one pipeline already) are sent as without it: a {@code WAIT} holds up every reply after
  * it on its connection, so it would hold up every call in its batch.
  */
@@ -82,7 +83,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
 
     private static final Logger LOG = Logger.getLogger(RedisIdempotencyStore.class.getName());
 
-    private static final RedisScript RECORD = RedisScript.load("record");
+    static final RedisScript RECORD = RedisScript.load("record");
     private static final byte[] ACQUIRE = bytes("acquire");
     private static final byte[] COMPLETE = bytes("complete");
     private static final byte[] RELEASE = bytes("release");
@@ -163,7 +164,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
                                               Runnable afterClose) {
         RedisIdempotencyStore store = new RedisIdempotencyStore(() -> options.createClient(background), afterClose,
                 options.description(), options.waitReplicas(), options.waitTimeout(),
-                options.coalesce() ? new CoalescedCalls(RECORD, CoalescedCalls.MAX_BATCH) : null);
+                options.coalesce() ? new CoalescedCalls(RECORD, CoalescedCalls.MAX_BATCH, options.coalesceLinger()) : null);
         try {
             store.connected();
         } catch (StoreUnavailableException e) {

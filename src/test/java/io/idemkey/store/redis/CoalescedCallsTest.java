@@ -134,11 +134,14 @@ class CoalescedCallsTest {
 
     /**
      * One caller alone: each call goes out at once, in a pipeline of its own, and takes no longer
-     * than on the path without coalescing (the two stores measured in turn, the median of each).
+     * than on the path without coalescing (the two stores measured in turn, the median of each),
+     * even with the longest linger the setting allows (a batch waits for company only once calls
+     * have been arriving together).
      */
     @Test
     void aLoneCallGoesOutAtOnceAndIsNotHeldBack() {
-        try (RedisIdempotencyStore coalescing = open(server.url(), true, Duration.ofSeconds(5));
+        try (RedisIdempotencyStore coalescing = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(server.url(), null, null)
+                .coalesce(true).coalesceLinger(RedisStoreOptions.MAX_COALESCE_LINGER).readTimeout(Duration.ofSeconds(5)));
              RedisIdempotencyStore plain = open(server.url(), false, Duration.ofSeconds(5))) {
             int rounds = 400;
             long[] coalescedNanos = new long[rounds];
@@ -159,6 +162,65 @@ class CoalescedCallsTest {
                     coalescedMedian, plainMedian, rounds);
             assertTrue(coalescedMedian <= plainMedian * 1.5 + 0.1, "a lone call took " + coalescedMedian
                     + " ms on the coalescing path, " + plainMedian + " ms without");
+        }
+    }
+
+    /**
+     * Once calls arrive together (a batch carried two), the next batch waits up to its linger for
+     * company: a call ready 150 ms into a 600 ms linger travels in the same pipeline as the call
+     * that waited. Once they stop arriving together (a batch carried one), a lone call goes out at
+     * once again. (A linger this long only makes the steps visible; the setting allows 10 ms.)
+     */
+    @Test
+    void onceCallsArriveTogetherABatchWaitsForCompanyUpToItsLinger() throws Exception {
+        Duration linger = Duration.ofMillis(600);
+        try (RedisServer own = RedisServer.start()) {
+            RedisStoreOptions options = RedisStoreOptions.fromUrl(own.url(), null, null).readTimeout(Duration.ofSeconds(5));
+            CoalescedCalls coalesced = new CoalescedCalls(RedisIdempotencyStore.RECORD, CoalescedCalls.MAX_BATCH, linger);
+            try (RedisIdempotencyStore store = new RedisIdempotencyStore(() -> options.createClient(null), () -> { },
+                    "linger", 0, Duration.ofMillis(100), coalesced)) {
+                ExecutorService callers = Executors.newFixedThreadPool(3);
+                try {
+                    store.acquire(key("linger-warm-up"), FINGERPRINT, "w", LOCK); // a batch of one: no linger
+                    long pipelines = coalesced.pipelines();
+
+                    // two calls queued behind one that a frozen Redis holds up: the next batch carries both
+                    own.freeze();
+                    Future<AcquireResult> held;
+                    List<Future<AcquireResult>> queued = new ArrayList<>();
+                    try {
+                        held = callers.submit(() -> store.acquire(key("linger-held"), FINGERPRINT, "o", LOCK));
+                        await().atMost(Duration.ofSeconds(5)).until(() -> coalesced.pipelines() == pipelines + 1);
+                        for (String name : List.of("linger-queued-1", "linger-queued-2")) {
+                            queued.add(callers.submit(() -> store.acquire(key(name), FINGERPRINT, "o", LOCK)));
+                        }
+                        await().atMost(Duration.ofSeconds(5)).until(() -> coalesced.queued() == 2);
+                    } finally {
+                        own.resume();
+                    }
+                    assertInstanceOf(AcquireResult.Acquired.class, held.get(10, TimeUnit.SECONDS));
+                    for (Future<AcquireResult> call : queued) {
+                        assertInstanceOf(AcquireResult.Acquired.class, call.get(10, TimeUnit.SECONDS));
+                    }
+                    assertEquals(pipelines + 2, coalesced.pipelines(), "the held call alone, then the two queued together");
+
+                    // calls arrived together: the next call waits for company, and one ready 150 ms later joins it
+                    Future<AcquireResult> waiting = callers.submit(() -> store.acquire(key("linger-first"), FINGERPRINT, "o", LOCK));
+                    Thread.sleep(150);
+                    Future<AcquireResult> joining = callers.submit(() -> store.acquire(key("linger-joining"), FINGERPRINT, "o", LOCK));
+                    assertInstanceOf(AcquireResult.Acquired.class, waiting.get(10, TimeUnit.SECONDS));
+                    assertInstanceOf(AcquireResult.Acquired.class, joining.get(10, TimeUnit.SECONDS));
+                    assertEquals(pipelines + 3, coalesced.pipelines(), "the call ready 150 ms later went in the same pipeline");
+
+                    // a lone call after them still waits once (its previous batch carried two), the next not at all
+                    store.acquire(key("linger-lone-1"), FINGERPRINT, "o", LOCK);
+                    long lone = timedAcquire(store, key("linger-lone-2"));
+                    assertTrue(lone < linger.toNanos() / 2, "a lone call after a lone call took "
+                            + TimeUnit.NANOSECONDS.toMillis(lone) + " ms with a linger of " + linger.toMillis() + " ms");
+                } finally {
+                    callers.shutdownNow();
+                }
+            }
         }
     }
 
