@@ -43,10 +43,12 @@ import java.util.function.Supplier;
  * turn, one batch after another; so a call gives up within about one read timeout, as alone.
  *
  * <p>Under load a batch may wait a little for company ({@code linger}): a sender whose master's
- * previous batch carried more than one call (calls are arriving together) waits up to the linger
- * after taking what is queued, then takes what queued meanwhile too. Redis's cost is mostly per
- * socket read and write, not per command, so fewer, larger batches cost it less per call; a lone
- * call, whose previous batch carried only itself, still goes out at once.
+ * previous batch carried more than one call (calls are arriving together) waits the linger out
+ * after taking what is queued, then takes what queued meanwhile too (up to {@link #MAX_BATCH}).
+ * Redis's cost is mostly per socket read and write, not per command, so fewer, larger batches cost
+ * it less per call. A call whose master's previous batch carried one call goes out at once: one
+ * caller alone never waits, and after a burst at most one batch waits before calls go out at once
+ * again.
  */
 final class CoalescedCalls {
 
@@ -207,13 +209,12 @@ final class CoalescedCalls {
                     List<Call> batch = List.of();
                     try {
                         batch = drain(maxBatch);
-                        if (lingerNanos > 0 && previousBatch > 1 && batch.size() < maxBatch) {
-                            LockSupport.parkNanos(this, lingerNanos); // calls arriving together: wait for company
-                            interrupted |= Thread.interrupted();
-                            batch.addAll(drain(maxBatch - batch.size()));
-                        }
-                        previousBatch = batch.size();
-                        if (!batch.isEmpty()) {
+                        if (!batch.isEmpty()) { // empty: this call was answered in the batch before
+                            if (lingerNanos > 0 && previousBatch > 1 && batch.size() < maxBatch) {
+                                interrupted |= linger(); // calls arriving together: wait for company
+                                batch.addAll(drain(maxBatch - batch.size()));
+                            }
+                            previousBatch = batch.size();
                             send(masters, batch);
                         }
                     } finally {
@@ -236,6 +237,22 @@ final class CoalescedCalls {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+
+        /**
+         * Waits the linger out: a wake-up meant for this thread as a caller (a permit left over,
+         * or one given as the lane changed hands) does not cut it short. Returns whether the
+         * thread was interrupted meanwhile, which ends the wait.
+         */
+        private boolean linger() {
+            long deadline = System.nanoTime() + lingerNanos;
+            for (long left = lingerNanos; left > 0; left = deadline - System.nanoTime()) {
+                LockSupport.parkNanos(this, left);
+                if (Thread.interrupted()) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         /** Up to {@code most} queued calls, in their order. */

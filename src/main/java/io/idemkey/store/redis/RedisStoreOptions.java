@@ -201,11 +201,13 @@ public final class RedisStoreOptions {
     /**
      * With {@link #coalesce(boolean)}, how long a batch waits for more calls before it goes out
      * once calls have been arriving together: only when its master's previous batch carried more
-     * than one call, so a lone call still goes out at once; then the calls that become ready in
-     * that time travel with it, and Redis reads and answers them in one system call each instead of
-     * several (default 50 µs, which the operating system's timer stretches to about 0.1 ms; zero: a
-     * batch goes out at once, with whatever is ready; at most 10 ms). A request waits at most this
-     * long once per store call.
+     * than one call, so one caller alone never waits, and after a burst at most one batch waits
+     * before calls go out at once again. The calls that become ready meanwhile travel with it, and
+     * Redis reads and answers them in one system call each instead of several (default 50 µs, which
+     * the timer of Linux stretches to about 0.1 ms, and other systems' timers may stretch further;
+     * zero: a batch goes out at once, with whatever is ready; at most 10 ms). A call that waits
+     * waits about this long once per batch it travels in (twice if it arrives as a waiting batch
+     * fills up, a rare case of 64 calls at once).
      */
     public RedisStoreOptions coalesceLinger(Duration linger) {
         Objects.requireNonNull(linger, "coalesce linger");

@@ -205,12 +205,14 @@ class CoalescedCallsTest {
                     assertEquals(pipelines + 2, coalesced.pipelines(), "the held call alone, then the two queued together");
 
                     // calls arrived together: the next call waits for company, and one ready 150 ms later joins it
-                    Future<AcquireResult> waiting = callers.submit(() -> store.acquire(key("linger-first"), FINGERPRINT, "o", LOCK));
+                    Future<Long> waiting = callers.submit(() -> timedAcquire(store, key("linger-first")));
                     Thread.sleep(150);
                     Future<AcquireResult> joining = callers.submit(() -> store.acquire(key("linger-joining"), FINGERPRINT, "o", LOCK));
-                    assertInstanceOf(AcquireResult.Acquired.class, waiting.get(10, TimeUnit.SECONDS));
+                    long waited = TimeUnit.NANOSECONDS.toMillis(waiting.get(10, TimeUnit.SECONDS));
                     assertInstanceOf(AcquireResult.Acquired.class, joining.get(10, TimeUnit.SECONDS));
                     assertEquals(pipelines + 3, coalesced.pipelines(), "the call ready 150 ms later went in the same pipeline");
+                    assertTrue(waited >= 550 && waited < 3_000, "the call that waited for company took " + waited
+                            + " ms with a linger of " + linger.toMillis() + " ms: the linger and a round trip");
 
                     // a lone call after them still waits once (its previous batch carried two), the next not at all
                     store.acquire(key("linger-lone-1"), FINGERPRINT, "o", LOCK);
