@@ -71,9 +71,8 @@ import java.util.logging.Logger;
  *
  * <p>With {@link RedisStoreOptions#coalesce(boolean)}, acquire, complete, release and renew calls
  * that are ready at the same moment, from any requests, travel together: one pipeline per master,
- * one write and one read ({@link CoalescedCalls}); a lone call goes out at once, and once calls
- * arrive together a batch waits up to {@link RedisStoreOptions#coalesceLinger(Duration)} for
- * more. Each keeps its own reply, classification and retry as above: a broken connection fails
+ * one write and one read ({@link CoalescedCalls}); one caller alone never waits, and once calls
+ * arrive together a batch waits {@link RedisStoreOptions#coalesceLinger(Duration)} for more. Each keeps its own reply, classification and retry as above: a broken connection fails
  * exactly the calls it carried, each of which is then sent again once, on a fresh connection, in
  * whatever batch it meets. A completion that waits for replicas ({@code wait-replicas}) and the renewals of many
  * leases (one pipeline already) are sent as without it: a {@code WAIT} holds up every reply after

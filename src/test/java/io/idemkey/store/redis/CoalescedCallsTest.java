@@ -166,7 +166,7 @@ class CoalescedCallsTest {
     }
 
     /**
-     * Once calls arrive together (a batch carried two), the next batch waits up to its linger for
+     * Once calls arrive together (a batch carried two), the next batch waits its linger for
      * company: a call ready 150 ms into a 600 ms linger travels in the same pipeline as the call
      * that waited. Once they stop arriving together (a batch carried one), a lone call goes out at
      * once again. (A linger this long only makes the steps visible; the setting allows 10 ms.)
@@ -211,7 +211,7 @@ class CoalescedCallsTest {
                     long waited = TimeUnit.NANOSECONDS.toMillis(waiting.get(10, TimeUnit.SECONDS));
                     assertInstanceOf(AcquireResult.Acquired.class, joining.get(10, TimeUnit.SECONDS));
                     assertEquals(pipelines + 3, coalesced.pipelines(), "the call ready 150 ms later went in the same pipeline");
-                    assertTrue(waited >= 550 && waited < 3_000, "the call that waited for company took " + waited
+                    assertTrue(waited >= 600 && waited < 3_000, "the call that waited for company took " + waited
                             + " ms with a linger of " + linger.toMillis() + " ms: the linger and a round trip");
 
                     // a lone call after them still waits once (its previous batch carried two), the next not at all
