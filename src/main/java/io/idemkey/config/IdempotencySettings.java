@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -281,9 +282,9 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
                 .poolMinIdle(integer(config, REDIS_POOL_MIN_IDLE, 0, 0, 10_000))
                 .verifyHostname(config.get(REDIS_VERIFY_HOSTNAME).map(v -> Values.bool(REDIS_VERIFY_HOSTNAME, v)).orElse(true))
                 .coalesce(config.get(REDIS_COALESCE).map(v -> Values.bool(REDIS_COALESCE, v)).orElse(false))
-                .coalesceLinger(Duration.ofNanos(1000L * integer(config, REDIS_COALESCE_LINGER,
-                        (int) (RedisStoreOptions.DEFAULT_COALESCE_LINGER.toNanos() / 1000), 0,
-                        (int) (RedisStoreOptions.MAX_COALESCE_LINGER.toNanos() / 1000))));
+                .coalesceLinger(Duration.of(integer(config, REDIS_COALESCE_LINGER,
+                        (int) RedisStoreOptions.DEFAULT_COALESCE_LINGER.toNanos() / 1000, 0,
+                        (int) RedisStoreOptions.MAX_COALESCE_LINGER.toNanos() / 1000), ChronoUnit.MICROS));
         if (options.poolMinIdle() > options.poolMaxTotal()) {
             throw new ConfigurationException(REDIS_POOL_MIN_IDLE, "must not exceed " + REDIS_POOL_MAX_TOTAL
                     + " (" + options.poolMaxTotal() + ")");

@@ -208,9 +208,8 @@ final class CoalescedCalls {
                 if (sending.compareAndSet(false, true)) {
                     List<Call> batch = List.of();
                     try {
-                        // answered meanwhile in the batch before: the lane goes to the next caller at once
-                        batch = call.done() ? List.of() : drain(maxBatch);
-                        if (!batch.isEmpty()) { // empty: this call was answered in the batch before
+                        if (!call.done()) { // else answered in the batch before: the lane goes to the next caller at once
+                            batch = drain(maxBatch);
                             if (lingerNanos > 0 && previousBatch > 1 && batch.size() < maxBatch) {
                                 interrupted |= linger(); // calls arriving together: wait for company
                                 batch.addAll(drain(maxBatch - batch.size()));

@@ -72,10 +72,11 @@ import java.util.logging.Logger;
  * <p>With {@link RedisStoreOptions#coalesce(boolean)}, acquire, complete, release and renew calls
  * that are ready at the same moment, from any requests, travel together: one pipeline per master,
  * one write and one read ({@link CoalescedCalls}); one caller alone never waits, and once calls
- * arrive together a batch waits {@link RedisStoreOptions#coalesceLinger(Duration)} for more. Each keeps its own reply, classification and retry as above: a broken connection fails
- * exactly the calls it carried, each of which is then sent again once, on a fresh connection, in
- * whatever batch it meets. A completion that waits for replicas ({@code wait-replicas}) and the renewals of many
- * leases (one pipeline already) are sent as without it: a {@code WAIT} holds up every reply after
+ * arrive together a batch waits {@link RedisStoreOptions#coalesceLinger(Duration)} for more. Each
+ * keeps its own reply, classification and retry as above: a broken connection fails exactly the
+ * calls it carried, each of which is then sent again once, on a fresh connection, in whatever
+ * batch it meets. A completion that waits for replicas ({@code wait-replicas}) and the renewals of
+ * many leases (one pipeline already) are sent as without it: a {@code WAIT} holds up every reply after
  * it on its connection, so it would hold up every call in its batch.
  */
 public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspection {

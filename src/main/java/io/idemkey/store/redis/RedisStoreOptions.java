@@ -20,6 +20,7 @@ import javax.net.ssl.SSLSocketFactory;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -196,7 +197,7 @@ public final class RedisStoreOptions {
     /** The longest a batch of coalesced calls may wait for more ({@link #coalesceLinger(Duration)}). */
     public static final Duration MAX_COALESCE_LINGER = Duration.ofMillis(10);
     /** The default of {@link #coalesceLinger(Duration)}. */
-    public static final Duration DEFAULT_COALESCE_LINGER = Duration.ofNanos(50_000);
+    public static final Duration DEFAULT_COALESCE_LINGER = Duration.of(50, ChronoUnit.MICROS);
 
     /**
      * With {@link #coalesce(boolean)}, how long a batch waits for more calls before it goes out
