@@ -252,6 +252,12 @@ class RedisReplicatedCompletionTest {
                 // fills the frozen replicas' socket buffers, so that what follows waits in the master's memory
                 onMaster.set("filler", "x".repeat(32 << 20));
             }
+            long filled = master.replicationOffset();
+            for (RedisServer keepingUp : replicas.subList(frozen, replicas.size())) {
+                // a replica that keeps up has taken the filler in before the completions start (on a busy
+                // machine that can take longer than the completions are given below)
+                await().atMost(Duration.ofSeconds(30)).until(() -> keepingUp.replicationOffset() >= filled);
+            }
             AtomicBoolean masterGone = new AtomicBoolean();
             ExecutorService callers = Executors.newFixedThreadPool(4);
             List<Future<?>> running = new ArrayList<>();
@@ -268,6 +274,9 @@ class RedisReplicatedCompletionTest {
                 }));
             }
             Thread.sleep(500);
+            if (frozen < replicas.size()) { // completions can be acknowledged: let enough of them be, however busy the machine
+                await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() - 50 > 100);
+            }
             master.stop();
             masterGone.set(true);
             if (frozen == replicas.size()) {
