@@ -6,6 +6,7 @@ import io.idemkey.it.Deployments;
 import io.idemkey.it.DatabaseStatements;
 import io.idemkey.it.ServerProcess;
 import io.idemkey.it.app.CheckThenLockStore;
+import io.idemkey.store.redis.RedisStoreOptions;
 import io.idemkey.testing.Host;
 import io.idemkey.testing.MariaDbServer;
 import io.idemkey.testing.PostgresServer;
@@ -13,7 +14,6 @@ import io.idemkey.testing.RedisCluster;
 import io.idemkey.testing.RedisMonitor;
 import io.idemkey.testing.RedisServer;
 import io.idemkey.testing.TestDatabase;
-import io.idemkey.store.redis.RedisStoreOptions;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -100,11 +100,10 @@ public final class BenchmarkRun {
      */
     private static final String PROFILE = System.getProperty("bench.profile", "");
     /**
-     * The coalesced path's {@code idempotency.redis.coalesce-linger-us} ({@code -Dbench.coalesce-linger-us=<µs>});
-     * the library's default without it. Printed with the targets.
+     * The coalesced path's {@code idempotency.redis.coalesce-linger-us} ({@code -Dbench.coalesce-linger-us=<µs>},
+     * 0 to 10000); the library's default without it or when blank. Printed with the targets.
      */
-    private static final String LINGER_US = System.getProperty("bench.coalesce-linger-us",
-            String.valueOf(RedisStoreOptions.DEFAULT_COALESCE_LINGER.toNanos() / 1000));
+    private static final String LINGER_US = lingerMicros(System.getProperty("bench.coalesce-linger-us", ""));
     private static final String BODY = "{\"amount\":1999,\"currency\":\"EUR\",\"clientTimestamp\":\"2026-11-22T10:15:30Z\"}";
     /** The slow request a conflict meets holds its lease without a renewal (a script) while anything is measured. */
     private static final String SLOW_LEASE = "io.idemkey.it.app.GuardedResource/slow/IdempotencyKey/lockTtlSeconds";
@@ -132,6 +131,18 @@ public final class BenchmarkRun {
     private URI seeds;
     private URI uncached;
     private URI coalesced;
+
+    private static String lingerMicros(String property) {
+        if (property.isBlank()) {
+            return String.valueOf(RedisStoreOptions.DEFAULT_COALESCE_LINGER.toNanos() / 1000);
+        }
+        String micros = property.strip();
+        if (!micros.matches("\\d{1,5}") || Integer.parseInt(micros) > 10_000) {
+            throw new IllegalArgumentException("-Dbench.coalesce-linger-us must be a whole number of microseconds from 0 to 10000: "
+                    + property);
+        }
+        return micros;
+    }
 
     public static void main(String[] args) throws Exception {
         new BenchmarkRun().execute();
@@ -660,7 +671,11 @@ public final class BenchmarkRun {
         return new int[] {first, replay, conflict};
     }
 
-    /** Idemkey's client commands since the last look, an acquire's {@code PTTL} (sent with its {@code SET}) not counted apart. */
+    /**
+     * Idemkey's client commands since the last look, an acquire's {@code PTTL} (sent with its {@code SET}) not counted apart.
+     * MONITOR does not show which commands shared a round trip, so a {@code PTTL} sent alone would not be counted either;
+     * {@code RedisIdempotencyStoreTest}'s round-trip tests count socket reads, which would.
+     */
     private static int logicalRoundTrips(RedisMonitor monitor) {
         return (int) monitor.takeClientCommands().stream().filter(command -> !command.equals("pttl")).count();
     }
@@ -1131,16 +1146,17 @@ public final class BenchmarkRun {
             met &= jsonP || bytes < 100 * 1024 || bytes / millis / 1000 >= 300;
         }
         target("fingerprint of a JSON body: 1 KB / 100 KB / 1 MB (≥ 300 MB/s: 100 KB ≤ 0.35 ms, 1 MB ≤ 3.5 ms)",
-                figures + "; through JSON-P, same run: " + reference + (shaExtensions() ? ""
-                        : "; this processor has no SHA extensions (no sha_ni): SHA-256 alone takes most of the target, see the next row"),
+                figures + "; through JSON-P, same run: " + reference + (Boolean.FALSE.equals(shaExtensions())
+                        ? "; this processor has no SHA extensions: the next row times SHA-256 alone, the floor" : ""),
                 met);
         fingerprintCpuTimes();
     }
 
     /**
      * The same fingerprints measured in this thread's CPU time rather than JMH's elapsed time, both
-     * paths in alternating rounds: on a machine busy with other work, elapsed time mostly measures the
-     * others, CPU time much less so. Median of 5 rounds (after 2 uncounted), and their range.
+     * paths and SHA-256 alone over the body's bytes (the floor) in alternating rounds: on a machine busy
+     * with other work, elapsed time mostly measures the others, CPU time much less so. Median of 5
+     * rounds (after 2 uncounted), and their range.
      */
     private void fingerprintCpuTimes() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -1177,7 +1193,7 @@ public final class BenchmarkRun {
             });
         }
         note("fingerprint, thread CPU time per call: byte tokenizer (default) vs JSON-P, and SHA-256 alone of as many bytes"
-                + (shaExtensions() ? " (SHA extensions)" : " (no SHA extensions)"), figures.toString());
+                + (shaExtensions() == null ? "" : shaExtensions() ? " (SHA extensions)" : " (no SHA extensions)"), figures.toString());
     }
 
     private static MessageDigest sha256() {
@@ -1188,13 +1204,19 @@ public final class BenchmarkRun {
         }
     }
 
-    /** Whether the processor hashes SHA-256 in hardware ({@code sha_ni}), which the JVM uses: several times faster than without. */
-    private static boolean shaExtensions() {
+    /**
+     * Whether the processor hashes SHA-256 in hardware, which the JVM uses (several times faster than
+     * without): x86's {@code sha_ni} or ARM's {@code sha2} in Linux's {@code /proc/cpuinfo}; null where that does not say.
+     */
+    private static Boolean shaExtensions() {
+        String arch = System.getProperty("os.arch");
+        String field = arch.equals("amd64") || arch.equals("x86_64") ? "flags" : arch.equals("aarch64") ? "Features" : null;
+        String flag = "flags".equals(field) ? "sha_ni" : "sha2";
         try {
-            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
-                    .anyMatch(line -> line.startsWith("flags") && Arrays.asList(line.split("\\s+")).contains("sha_ni"));
+            return field == null ? null : Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
+                    .anyMatch(line -> line.startsWith(field) && Arrays.asList(line.split("\\s+")).contains(flag));
         } catch (IOException e) {
-            return false;
+            return null;
         }
     }
 
