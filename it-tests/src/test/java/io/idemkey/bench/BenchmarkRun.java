@@ -136,12 +136,13 @@ public final class BenchmarkRun {
         if (property.isBlank()) {
             return String.valueOf(RedisStoreOptions.DEFAULT_COALESCE_LINGER.toNanos() / 1000);
         }
+        long most = RedisStoreOptions.MAX_COALESCE_LINGER.toNanos() / 1000;
         String micros = property.strip();
-        if (!micros.matches("\\d{1,5}") || Integer.parseInt(micros) > 10_000) {
-            throw new IllegalArgumentException("-Dbench.coalesce-linger-us must be a whole number of microseconds from 0 to 10000: "
-                    + property);
+        if (!micros.matches("\\d{1,5}") || Integer.parseInt(micros) > most) {
+            throw new IllegalArgumentException("-Dbench.coalesce-linger-us must be a whole number of microseconds from 0 to "
+                    + most + ": " + property);
         }
-        return micros;
+        return String.valueOf(Integer.parseInt(micros));
     }
 
     public static void main(String[] args) throws Exception {
