@@ -282,10 +282,7 @@ public final class RedisCluster implements AutoCloseable {
     /** Waits until every running replica has processed all its master has written so far. */
     public void awaitReplicasCaughtUp() {
         for (RedisServer master : masters()) {
-            long offset = master.replicationOffset();
-            for (RedisServer replica : replicasOf(master)) {
-                await().atMost(Duration.ofSeconds(10)).until(() -> replica.replicationOffset() >= offset);
-            }
+            master.awaitReplicated(replicasOf(master));
         }
     }
 

@@ -17,6 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import static org.awaitility.Awaitility.await;
+
 /**
  * A private {@code redis-server} process on a free loopback port, for tests that must talk to a real
  * Redis and be able to take it away (outages) and bring it back on the same port. Never the
@@ -249,6 +251,15 @@ public final class RedisServer implements AutoCloseable {
     public long replicationOffset() {
         try (Jedis jedis = client()) {
             return infoField(jedis.info("replication"), "master_repl_offset");
+        }
+    }
+
+    /** Waits (up to 30 s) until each of {@code replicas} has processed everything this master has written so far. */
+    public void awaitReplicated(List<RedisServer> replicas) {
+        long written = replicationOffset();
+        for (RedisServer replica : replicas) {
+            await("replica on port " + replica.port() + " caught up with port " + port).atMost(Duration.ofSeconds(30))
+                    .until(() -> replica.replicationOffset() >= written);
         }
     }
 

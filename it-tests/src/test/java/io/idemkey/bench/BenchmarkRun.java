@@ -104,6 +104,13 @@ public final class BenchmarkRun {
      * 0 to 10000); the library's default without it or when blank. Printed with the targets.
      */
     private static final String LINGER_US = lingerMicros(System.getProperty("bench.coalesce-linger-us", ""));
+    /** Linux's {@code /proc/cpuinfo}, read once; empty elsewhere. */
+    private static final List<String> CPU_INFO = cpuInfo();
+    /**
+     * Whether the processor hashes SHA-256 in hardware, which the JVM uses (several times faster than
+     * without): x86's {@code sha_ni} or ARM's {@code sha2} in {@link #CPU_INFO}; null where that does not say.
+     */
+    private static final Boolean SHA_EXTENSIONS = shaExtensions();
     private static final String BODY = "{\"amount\":1999,\"currency\":\"EUR\",\"clientTimestamp\":\"2026-11-22T10:15:30Z\"}";
     /** The slow request a conflict meets holds its lease without a renewal (a script) while anything is measured. */
     private static final String SLOW_LEASE = "io.idemkey.it.app.GuardedResource/slow/IdempotencyKey/lockTtlSeconds";
@@ -1147,7 +1154,7 @@ public final class BenchmarkRun {
             met &= jsonP || bytes < 100 * 1024 || bytes / millis / 1000 >= 300;
         }
         target("fingerprint of a JSON body: 1 KB / 100 KB / 1 MB (≥ 300 MB/s: 100 KB ≤ 0.35 ms, 1 MB ≤ 3.5 ms)",
-                figures + "; through JSON-P, same run: " + reference + (Boolean.FALSE.equals(shaExtensions())
+                figures + "; through JSON-P, same run: " + reference + (Boolean.FALSE.equals(SHA_EXTENSIONS)
                         ? "; this processor has no SHA extensions: the next row times SHA-256 alone, the floor" : ""),
                 met);
         fingerprintCpuTimes();
@@ -1194,7 +1201,7 @@ public final class BenchmarkRun {
             });
         }
         note("fingerprint, thread CPU time per call: byte tokenizer (default) vs JSON-P, and SHA-256 alone of as many bytes"
-                + (shaExtensions() == null ? "" : shaExtensions() ? " (SHA extensions)" : " (no SHA extensions)"), figures.toString());
+                + (SHA_EXTENSIONS == null ? "" : SHA_EXTENSIONS ? " (SHA extensions)" : " (no SHA extensions)"), figures.toString());
     }
 
     private static MessageDigest sha256() {
@@ -1205,20 +1212,20 @@ public final class BenchmarkRun {
         }
     }
 
-    /**
-     * Whether the processor hashes SHA-256 in hardware, which the JVM uses (several times faster than
-     * without): x86's {@code sha_ni} or ARM's {@code sha2} in Linux's {@code /proc/cpuinfo}; null where that does not say.
-     */
+    private static List<String> cpuInfo() {
+        try {
+            return Files.readAllLines(Path.of("/proc/cpuinfo"));
+        } catch (IOException e) {
+            return List.of(); // not Linux
+        }
+    }
+
     private static Boolean shaExtensions() {
         String arch = System.getProperty("os.arch");
         String field = arch.equals("amd64") || arch.equals("x86_64") ? "flags" : arch.equals("aarch64") ? "Features" : null;
         String flag = "flags".equals(field) ? "sha_ni" : "sha2";
-        try {
-            return field == null ? null : Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
-                    .anyMatch(line -> line.startsWith(field) && Arrays.asList(line.split("\\s+")).contains(flag));
-        } catch (IOException e) {
-            return null;
-        }
+        return field == null || CPU_INFO.isEmpty() ? null : CPU_INFO.stream()
+                .anyMatch(line -> line.startsWith(field) && Arrays.asList(line.split("\\s+")).contains(flag));
     }
 
     private static String label(int bytes) {
@@ -1257,13 +1264,8 @@ public final class BenchmarkRun {
 
     /** Cores, processor and Java, as the tables should say. */
     private static String machine() {
-        String cpu = "";
-        try {
-            cpu = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
-                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("");
-        } catch (IOException ignored) {
-            // not Linux: the core count says enough
-        }
+        String cpu = CPU_INFO.stream().filter(l -> l.startsWith("model name")) // none where not Linux: the core count says enough
+                .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("");
         return Runtime.getRuntime().availableProcessors() + " cores" + (cpu.isEmpty() ? "" : " (" + cpu + ")")
                 + ", Java " + System.getProperty("java.version");
     }

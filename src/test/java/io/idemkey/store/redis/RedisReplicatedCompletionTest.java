@@ -42,6 +42,8 @@ class RedisReplicatedCompletionTest {
     private static final byte[] RESPONSE = "{\"paid\":true}".getBytes(StandardCharsets.UTF_8);
     private static final Duration LOCK = Duration.ofSeconds(60);
     private static final Duration DAY = Duration.ofHours(24);
+    /** Completions made before the replicas are frozen: replicated either way. */
+    private static final int BEFORE_THE_FREEZE = 50;
     /** Held strongly: the JDK keeps loggers weakly. */
     private static final Logger STORE_LOG = Logger.getLogger(RedisIdempotencyStore.class.getName());
 
@@ -214,8 +216,7 @@ class RedisReplicatedCompletionTest {
 
     /**
      * Of the completions acknowledged, how many a failover forgot (their keys free again), how many
-     * were made during the lag, and how many of those made after the first 50 the store counted as not
-     * replicated in time.
+     * were made during the lag, and how many made after the freeze the store counted as not replicated in time.
      */
     private record Forgotten(int keys, int acknowledged, int acknowledgedDuringTheLag, long notReplicated) {
     }
@@ -242,29 +243,22 @@ class RedisReplicatedCompletionTest {
             // the sentinels know the replicas before their first sync ends (Redis waits 5 s for more replicas
             // to sync with at once): until it does, a completion's WAIT can only time out
             group.replicas().forEach(RedisReplicatedCompletionTest::awaitLinkUp);
-            for (int i = 0; i < 50; i++) { // before the freeze: replicated either way
+            for (int i = 0; i < BEFORE_THE_FREEZE; i++) {
                 complete(store, namespace + "before-" + i, acknowledged);
             }
             long notReplicatedBefore = store.completionsNotReplicated();
             RedisServer master = group.master();
             List<RedisServer> replicas = group.replicas();
-            long written = master.replicationOffset();
-            for (RedisServer replica : replicas) {
-                await().atMost(Duration.ofSeconds(10)).until(() -> replica.replicationOffset() >= written);
-            }
+            master.awaitReplicated(replicas);
             List<RedisServer> lagging = replicas.subList(0, frozen);
             lagging.forEach(RedisServer::freeze);
             try (Jedis onMaster = master.client()) {
                 // fills the frozen replicas' socket buffers, so that what follows waits in the master's memory
                 onMaster.set("filler", "x".repeat(32 << 20));
             }
-            long filled = master.replicationOffset();
-            for (RedisServer keepingUp : replicas.subList(frozen, replicas.size())) {
-                // the replicas that are not frozen take the filler in before the completions start: on a busy
-                // machine that can outlast the completions' first 500 ms, in which none could be acknowledged
-                await("a replica that keeps up has the filler").atMost(Duration.ofSeconds(30))
-                        .until(() -> keepingUp.replicationOffset() >= filled);
-            }
+            // the replicas that are not frozen take the filler in before the completions start: on a busy
+            // machine that can outlast the completions' first 500 ms, in which none could be acknowledged
+            master.awaitReplicated(replicas.subList(frozen, replicas.size()));
             AtomicBoolean masterGone = new AtomicBoolean();
             ExecutorService callers = Executors.newFixedThreadPool(4);
             List<Future<?>> running = new ArrayList<>();
@@ -293,7 +287,7 @@ class RedisReplicatedCompletionTest {
                                 }
                             }
                         })
-                        .until(() -> acknowledged.size() - 50 > 100);
+                        .until(() -> acknowledged.size() - BEFORE_THE_FREEZE > 100);
             }
             master.stop();
             masterGone.set(true);
@@ -316,11 +310,11 @@ class RedisReplicatedCompletionTest {
                     ranAgain++;
                 }
             }
-            Forgotten forgotten = new Forgotten(ranAgain, acknowledged.size(), acknowledged.size() - 50,
+            Forgotten forgotten = new Forgotten(ranAgain, acknowledged.size(), acknowledged.size() - BEFORE_THE_FREEZE,
                     store.completionsNotReplicated() - notReplicatedBefore);
             System.out.printf("wait-replicas=%d (wait-timeout %d ms), %d of 2 replicas lagging: %s%n", waitReplicas,
                     waitTimeout.toMillis(), frozen, forgotten);
-            assertTrue(acknowledged.size() >= 50);
+            assertTrue(acknowledged.size() >= BEFORE_THE_FREEZE);
             return forgotten;
         }
     }

@@ -81,10 +81,7 @@ class RedisSentinelStoreTest extends RedisStoreContract {
             assertInstanceOf(AcquireResult.Acquired.class, vanishing.acquire(toComplete, FINGERPRINT, "owner-1", LONG_LOCK));
             assertInstanceOf(AcquireResult.Acquired.class, vanishing.acquire(leased, FINGERPRINT, "owner-1", LONG_LOCK));
             RedisServer oldMaster = group.master();
-            long written = oldMaster.replicationOffset();
-            for (RedisServer replica : group.replicas()) {
-                await().atMost(Duration.ofSeconds(10)).until(() -> replica.replicationOffset() >= written);
-            }
+            oldMaster.awaitReplicated(group.replicas());
 
             AcquireLoad load = AcquireLoad.start(vanishing, 2, n -> key("during-vanish-" + n));
             long vanishedAt = System.nanoTime();
@@ -157,10 +154,7 @@ class RedisSentinelStoreTest extends RedisStoreContract {
             completed.add(key);
         }
         RedisServer oldMaster = sentinels.master();
-        long written = oldMaster.replicationOffset();
-        for (RedisServer replica : sentinels.replicas()) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> replica.replicationOffset() >= written);
-        }
+        oldMaster.awaitReplicated(sentinels.replicas());
 
         AcquireLoad load = AcquireLoad.start(store, 4, n -> key("during-" + n));
         RedisServer newMaster = sentinels.killMasterAndAwaitFailover();
