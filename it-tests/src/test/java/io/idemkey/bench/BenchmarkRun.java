@@ -144,12 +144,13 @@ public final class BenchmarkRun {
             return String.valueOf(RedisStoreOptions.DEFAULT_COALESCE_LINGER.toNanos() / 1000);
         }
         long most = RedisStoreOptions.MAX_COALESCE_LINGER.toNanos() / 1000;
-        String micros = property.strip();
-        if (!micros.matches("\\d{1,5}") || Integer.parseInt(micros) > most) {
+        String digits = property.strip();
+        int micros = digits.matches("\\d{1,5}") ? Integer.parseInt(digits) : -1;
+        if (micros < 0 || micros > most) {
             throw new IllegalArgumentException("-Dbench.coalesce-linger-us must be a whole number of microseconds from 0 to "
                     + most + ": " + property);
         }
-        return String.valueOf(Integer.parseInt(micros));
+        return String.valueOf(micros);
     }
 
     public static void main(String[] args) throws Exception {
