@@ -124,6 +124,11 @@ public final class Execution {
         renewalOnItsWay = false;
     }
 
+    /** When this execution's lease runs out, as far as its last renewal or acquisition knows. */
+    Instant leaseExpiresAt() {
+        return leaseExpiresAt;
+    }
+
     /** This execution's lease, as the store renews it. */
     Lease lease() {
         return new Lease(recordKey, ownerToken, policy.lockTtl());

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -162,7 +163,9 @@ public final class IdempotencyEngine {
      * once on the scheduler's threads, so that a slow store delays every due lease by about one call
      * rather than each lease by the calls of all before it. The ticker never calls the store itself:
      * a call that hangs (until the store's timeout) holds one of those calls, never the ticker. Leases
-     * no call could be handed out for stay due for the next tick.
+     * no call could be handed out for stay due for the next tick. The leases that run out soonest go
+     * in the first calls: a store too slow for every due lease then delays all of them alike, rather
+     * than starving the same ones tick after tick while those ahead of them are renewed again.
      */
     private void renewDueLeases() {
         try {
@@ -173,6 +176,7 @@ public final class IdempotencyEngine {
                     due.add(execution);
                 }
             }
+            due.sort(Comparator.comparing(Execution::leaseExpiresAt));
             for (int from = 0; from < due.size(); from += RENEWAL_BATCH) {
                 List<Execution> batch = due.subList(from, Math.min(due.size(), from + RENEWAL_BATCH));
                 if (!handOut(batch)) {

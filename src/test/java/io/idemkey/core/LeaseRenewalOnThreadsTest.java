@@ -42,8 +42,14 @@ class LeaseRenewalOnThreadsTest {
 
     @Test
     void dueLeasesAreRenewedByBoundedConcurrentCallsSoASlowStoreLosesNone() throws Exception {
-        int leases = 12 * IdempotencyEngine.RENEWAL_BATCH; // one call after another: 12 x 300 ms, past the 2 s left
-        SlowRenewals store = new SlowRenewals(new InMemoryIdempotencyStore());
+        // more leases due each second than the calls can renew (a free call is handed out at the next
+        // 100 ms tick, so 300-400 ms a call): four calls at once renew 1,000-1,333 leases a second, so
+        // each of 1,600 is renewed every 1.2-1.6 s, well inside its 3 s when the soonest to run out go
+        // first; one call at a time (250-333 a second) would take 4.8-6.4 s; and leases taken in any
+        // fixed order would renew the first ones every second and never reach the last
+        int leases = 16 * IdempotencyEngine.RENEWAL_BATCH;
+        InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore();
+        SlowRenewals store = new SlowRenewals(memory);
         IdempotencyMetrics metrics = new IdempotencyMetrics();
         ScheduledExecutorService threads = Executors.newScheduledThreadPool(IdempotencyEngine.RENEWAL_CALLS + 2);
         ExecutorScheduler scheduler = new ExecutorScheduler(threads);
@@ -63,6 +69,11 @@ class LeaseRenewalOnThreadsTest {
 
             assertEquals(0, metrics.get(IdempotencyMetrics.Event.LOST_LEASE), "leases lost while renewals queued");
             assertTrue(executions.stream().allMatch(Execution::isRunning), "every lease still held");
+            // and held in the store: a lease never sent for renewal is lost there without the engine knowing
+            for (int i = 0; i < leases; i++) {
+                assertInstanceOf(AcquireResult.InProgress.class, memory.acquire("lease-" + i, IdempotencyEngine.stored(FINGERPRINT),
+                        "another", LOCK_TTL), "lease-" + i + " ran out in the store");
+            }
             assertTrue(store.mostAtOnce.get() > 1, "calls overlapped: " + store.mostAtOnce.get());
             assertTrue(store.mostAtOnce.get() <= IdempotencyEngine.RENEWAL_CALLS,
                     "at most " + IdempotencyEngine.RENEWAL_CALLS + " calls at once: " + store.mostAtOnce.get());
