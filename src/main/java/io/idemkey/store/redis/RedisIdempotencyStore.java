@@ -833,6 +833,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
             if (e.getCause() instanceof NoSuchElementException) {
                 throw unavailable(e); // no free pooled connection within the wait limit
             }
+            if (e.getCause() instanceof IllegalStateException) {
+                // the pool was closed as the call took a connection from it (a cluster's topology
+                // refresh dropped a node that left): nothing was sent, so it goes again, as on a
+                // broken connection
+                throw new JedisConnectionException(e.getMessage(), e);
+            }
             throw e;
         }
     }

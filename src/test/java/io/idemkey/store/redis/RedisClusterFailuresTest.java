@@ -297,7 +297,7 @@ class RedisClusterFailuresTest {
                     } catch (StoreUnavailableException e) {
                         outages.incrementAndGet();
                     } catch (RuntimeException e) {
-                        otherFailures.merge(e.toString(), 1L, Long::sum);
+                        otherFailures.merge(e + (e.getCause() == null ? "" : ", caused by " + e.getCause()), 1L, Long::sum);
                     }
                     slowestMillis.accumulateAndGet(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), Math::max);
                 }

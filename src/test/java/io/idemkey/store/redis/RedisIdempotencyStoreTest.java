@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import static io.idemkey.testing.Renewals.extended;
@@ -457,6 +459,37 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
             }
         }
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("oom"), FINGERPRINT, "owner-1", LONG_LOCK));
+    }
+
+    /**
+     * A cluster's topology refresh closes the pool of a node that left the cluster, and a call that
+     * is taking a connection from that pool just then gets Jedis's "Could not get a resource from
+     * the pool" around the pool's {@code IllegalStateException} (seen once, in a cluster failover
+     * on a loaded machine). Nothing was sent: the call goes again once, as on a broken connection,
+     * and a pool still closed is an outage (503, or fail-open), never a store defect.
+     */
+    @Test
+    void aCallWhosePoolIsClosedUnderItIsAnOutageNotADefect() {
+        RedisStoreOptions options = RedisStoreOptions.fromUrl(server.url(), null, null).coalesce(coalesce())
+                .connectTimeout(TIMEOUT).readTimeout(TIMEOUT);
+        AtomicReference<RedisStoreOptions.Connected> connected = new AtomicReference<>();
+        try (RedisIdempotencyStore closing = new RedisIdempotencyStore(() -> {
+            connected.set(options.createClient(null));
+            return connected.get();
+        }, () -> { }, options.description(), 0, Duration.ofSeconds(1), coalesce()
+                ? new CoalescedCalls(RedisIdempotencyStore.RECORD, CoalescedCalls.MAX_BATCH, options.coalesceLinger()) : null)) {
+            assertInstanceOf(AcquireResult.Acquired.class, closing.acquire(key("pool-open"), FINGERPRINT, "owner-1", LONG_LOCK));
+            ((RedisClient) connected.get().client()).getPool().close();
+
+            for (Runnable call : List.<Runnable>of(
+                    () -> closing.acquire(key("pool-closed"), FINGERPRINT, "owner-1", LONG_LOCK),
+                    () -> closing.complete(key("pool-open"), "owner-1", RESPONSE, DAY),
+                    () -> closing.renew(List.of(new Lease(key("pool-open"), "owner-1", LONG_LOCK))),
+                    () -> closing.release(key("pool-open"), "owner-1"))) {
+                StoreUnavailableException outage = assertThrows(StoreUnavailableException.class, call::run);
+                assertTrue(outage.getMessage().contains("Could not get a resource from the pool"), outage.getMessage());
+            }
+        }
     }
 
     /**
