@@ -1,6 +1,7 @@
 package io.idemkey.model;
 
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
@@ -33,7 +34,11 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
  * {@code model/verify}): the real protocol keeps every invariant in every interleaving of the
  * small configurations, and each seeded bug is caught with a trail. And the model stays the
  * code's: it records the revision of every script and statement it models.
+ *
+ * <p>Runs after every other class of the run ({@code junit-platform.properties} orders classes by
+ * {@link Order}), while {@link ModelChecksEarly} has started the checks when the run began.
  */
+@Order(Integer.MAX_VALUE)
 class ProtocolModelTest {
 
     private static final Path MODEL = Path.of("model", "idemkey.pml");
@@ -49,6 +54,9 @@ class ProtocolModelTest {
     /** The small configurations (2 servers, 2 clients, one of them retrying): every interleaving, one kind of failure each. */
     private static final String CRASH = "-DLOCK=1 -DMAXFAULT=0";
     private static final String FAULT = "-DLOCK=1 -DMAXCRASH=0";
+
+    /** The checks, once started ({@link #startChecks}). */
+    private static List<Map.Entry<Check, Future<Result>>> started;
 
     @Test
     void modelRecordsTheRevisionOfEveryScriptAndStatementItModels() throws IOException {
@@ -72,8 +80,8 @@ class ProtocolModelTest {
                 .map(e -> " *   revision " + e.getKey() + " sha256:" + e.getValue()).collect(Collectors.joining("\n")));
     }
 
-    @TestFactory
-    Stream<DynamicTest> protocolKeepsEveryInvariantAndEachSeededBugIsCaught() {
+    /** The configurations to check, each with what it must show. */
+    private static List<Check> checks() {
         List<Check> checks = new ArrayList<>(List.of(
                 Check.holds("Redis: fencing, records, answers, effects beyond the window, across a crash", CRASH),
                 Check.holds("Redis: the same across a failed store call", FAULT),
@@ -108,15 +116,33 @@ class ProtocolModelTest {
         checks.add(Check.violated("seeded (JDBC), without the fencing assertions: acquire as GET, then SET runs the"
                 + " effect twice", CRASH + " -DJDBC -DNO_FENCING_CHECK -DBUG_ACQUIRE_GET_SET", "committed execution 3",
                 "assert(!(!((effects<=1))))"));
-        ExecutorService pool = Executors.newFixedThreadPool(2, runnable -> {
-            Thread thread = new Thread(runnable, "model-check");
-            thread.setDaemon(true);
-            return thread;
-        });
-        List<Future<Result>> results = checks.stream().map(check -> pool.submit(check::run)).toList();
-        pool.shutdown();
-        return checks.stream().map(check -> dynamicTest(check.name(), () -> {
-            Result result = results.get(checks.indexOf(check)).get(20, TimeUnit.MINUTES);
+        return checks;
+    }
+
+    /**
+     * Starts every check, at most two at once, at the lowest CPU priority ({@code nice -n 19}), unless
+     * started already: {@link ModelChecksEarly} starts them as the test run begins, so that spin uses
+     * what the other tests leave of the CPU while they wait on their stores, and this class, which
+     * runs last, mostly collects the results.
+     */
+    static synchronized List<Map.Entry<Check, Future<Result>>> startChecks() {
+        if (started == null) {
+            ExecutorService pool = Executors.newFixedThreadPool(2, runnable -> {
+                Thread thread = new Thread(runnable, "model-check");
+                thread.setDaemon(true);
+                return thread;
+            });
+            started = checks().stream().map(check -> Map.entry(check, pool.submit(check::run))).toList();
+            pool.shutdown();
+        }
+        return started;
+    }
+
+    @TestFactory
+    Stream<DynamicTest> protocolKeepsEveryInvariantAndEachSeededBugIsCaught() {
+        return startChecks().stream().map(started -> dynamicTest(started.getKey().name(), () -> {
+            Check check = started.getKey();
+            Result result = started.getValue().get(20, TimeUnit.MINUTES);
             assertEquals(0, result.exitCode(), () -> "model/verify " + check.arguments() + " failed:\n" + result.output());
             for (String expected : check.inTrail()) {
                 assertTrue(result.output().contains(expected),
@@ -151,7 +177,7 @@ class ProtocolModelTest {
         }
 
         Result run() throws IOException, InterruptedException {
-            List<String> command = new ArrayList<>(List.of("bash", VERIFY.toString()));
+            List<String> command = new ArrayList<>(List.of("nice", "-n", "19", "bash", VERIFY.toString()));
             if (violation) {
                 command.add("--expect-violation");
             }
