@@ -20,6 +20,9 @@ public final class Deployments {
     /** A Redis URL nothing answers on (port 1): for deployments that must not, or cannot, reach Redis. */
     public static final String UNREACHABLE_REDIS = "redis://127.0.0.1:1";
 
+    /** {@link #libraries()}, once resolved. */
+    private static java.io.File[] libraries;
+
     private Deployments() {
     }
 
@@ -93,10 +96,16 @@ public final class Deployments {
         }
     }
 
-    /** Idemkey and its dependencies, as an application bundles them. */
-    public static java.io.File[] libraries() {
-        return Maven.resolver().loadPomFromFile(System.getProperty("it.pom", "pom.xml"))
-                .importCompileAndRuntimeDependencies().resolve().withTransitivity().asFile();
+    /**
+     * Idemkey and its dependencies, as an application bundles them: resolved once per test JVM (a
+     * transitive resolve of the pom each time cost every WAR the same second or two).
+     */
+    public static synchronized java.io.File[] libraries() {
+        if (libraries == null) {
+            libraries = Maven.resolver().loadPomFromFile(System.getProperty("it.pom", "pom.xml"))
+                    .importCompileAndRuntimeDependencies().resolve().withTransitivity().asFile();
+        }
+        return libraries.clone();
     }
 
     /** Writes the WAR into the directory, for a server a test starts itself; returns its file. */
