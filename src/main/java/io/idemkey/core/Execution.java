@@ -140,10 +140,13 @@ public final class Execution {
      * completion being committed: the lease stays as it was, and the next renewal tries again).
      */
     void renewed(Renewal renewal, Instant sentAt) {
-        renewalOnItsWay = false;
         if (renewal == Renewal.RENEWED) {
-            leaseExpiresAt = sentAt.plus(policy.lockTtl());
-        } else if (renewal == Renewal.UNKNOWN) {
+            leaseExpiresAt = sentAt.plus(policy.lockTtl()); // written before the lease can be due again
+            renewalOnItsWay = false;
+            return;
+        }
+        renewalOnItsWay = false;
+        if (renewal == Renewal.UNKNOWN) {
             log(Level.FINE, "renew-deferred", "reason", "the record is held by a transaction");
         } else if (state.compareAndSet(State.RUNNING, State.LOST)) {
             stopRenewing();

@@ -13,7 +13,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -168,23 +170,29 @@ public final class IdempotencyEngine {
      * than starving the same ones tick after tick while those ahead of them are renewed again.
      */
     private void renewDueLeases() {
+        List<Execution> due = new ArrayList<>();
+        int decided = 0; // the due leases handed out or postponed so far
         try {
             Instant now = clock.instant();
-            List<Execution> due = new ArrayList<>();
+            Map<Execution, Instant> expiresAt = new IdentityHashMap<>();
             for (Execution execution : leases) {
                 if (execution.dueForRenewal(now)) {
                     due.add(execution);
+                    expiresAt.put(execution, execution.leaseExpiresAt()); // read once: a renewal may move it
                 }
             }
-            due.sort(Comparator.comparing(Execution::leaseExpiresAt));
+            due.sort(Comparator.comparing(expiresAt::get));
             for (int from = 0; from < due.size(); from += RENEWAL_BATCH) {
                 List<Execution> batch = due.subList(from, Math.min(due.size(), from + RENEWAL_BATCH));
                 if (!handOut(batch)) {
                     batch.forEach(Execution::renewalPostponed);
                 }
+                decided = from + batch.size();
             }
         } catch (RuntimeException | Error e) {
-            // never let one failure end the periodic task of every lease
+            // never let one failure end the periodic task of every lease, nor leave a lease booked
+            // for a renewal that nobody sends (it would never be due again)
+            due.subList(decided, due.size()).forEach(Execution::renewalPostponed);
             LOG.log(Level.WARNING, "Renewing leases failed", e);
         }
     }

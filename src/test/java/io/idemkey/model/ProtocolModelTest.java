@@ -15,7 +15,9 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -36,7 +38,8 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
  * code's: it records the revision of every script and statement it models.
  *
  * <p>Runs after every other class of the run ({@code junit-platform.properties} orders classes by
- * {@link Order}), while {@link ModelChecksEarly} has started the checks when the run began.
+ * {@link Order}) when they run in one request, as surefire's one fork runs them, while
+ * {@link ModelChecksEarly} has started the checks when the run began.
  */
 @Order(Integer.MAX_VALUE)
 class ProtocolModelTest {
@@ -55,8 +58,12 @@ class ProtocolModelTest {
     private static final String CRASH = "-DLOCK=1 -DMAXFAULT=0";
     private static final String FAULT = "-DLOCK=1 -DMAXCRASH=0";
 
+    /** The test that runs the checks, which {@link ModelChecksEarly} looks for in a run's plan. */
+    static final String CHECKS_METHOD = "protocolKeepsEveryInvariantAndEachSeededBugIsCaught";
     /** The checks, once started ({@link #startChecks}). */
     private static List<Map.Entry<Check, Future<Result>>> started;
+    /** The checks' processes still running: destroyed, with what they started, when the JVM exits. */
+    private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
 
     @Test
     void modelRecordsTheRevisionOfEveryScriptAndStatementItModels() throws IOException {
@@ -127,6 +134,10 @@ class ProtocolModelTest {
      */
     static synchronized List<Map.Entry<Check, Future<Result>>> startChecks() {
         if (started == null) {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(process -> {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+            }), "model-check-stop"));
             ExecutorService pool = Executors.newFixedThreadPool(2, runnable -> {
                 Thread thread = new Thread(runnable, "model-check");
                 thread.setDaemon(true);
@@ -139,7 +150,7 @@ class ProtocolModelTest {
     }
 
     @TestFactory
-    Stream<DynamicTest> protocolKeepsEveryInvariantAndEachSeededBugIsCaught() {
+    Stream<DynamicTest> protocolKeepsEveryInvariantAndEachSeededBugIsCaught() { // CHECKS_METHOD
         return startChecks().stream().map(started -> dynamicTest(started.getKey().name(), () -> {
             Check check = started.getKey();
             Result result = started.getValue().get(20, TimeUnit.MINUTES);
@@ -183,8 +194,13 @@ class ProtocolModelTest {
             }
             command.addAll(List.of(arguments.split(" ")));
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            return new Result(process.waitFor(), output);
+            RUNNING.add(process);
+            try {
+                String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                return new Result(process.waitFor(), output);
+            } finally {
+                RUNNING.remove(process);
+            }
         }
     }
 }

@@ -94,6 +94,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     static final int SCANS_PER_PAGE = 10;
     /** How many redirections in a row a call of the store's own pipelines follows ({@link #onMaster}). */
     static final int REDIRECTIONS = 5;
+    /** Jedis's message when its pool gave no connection (the cause says why: none free in time, the pool closed). */
+    private static final String NO_CONNECTION_FROM_POOL = "Could not get a resource from the pool";
     private static final byte[] ACQUIRED = {'A'};
     private static final byte[] MISMATCH = {'M'};
     private static final byte[] IN_PROGRESS = {'P'};
@@ -833,10 +835,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
             if (e.getCause() instanceof NoSuchElementException) {
                 throw unavailable(e); // no free pooled connection within the wait limit
             }
-            if (e.getCause() instanceof IllegalStateException) {
+            if (e.getCause() instanceof IllegalStateException && NO_CONNECTION_FROM_POOL.equals(e.getMessage())) {
                 // the pool was closed as the call took a connection from it (a cluster's topology
-                // refresh dropped a node that left): nothing was sent, so it goes again, as on a
-                // broken connection
+                // refresh dropped a node that left): the command was not sent, so it goes again, as
+                // on a broken connection (not so Jedis's other pool failures, such as giving a
+                // connection back after its command ran)
                 throw new JedisConnectionException(e.getMessage(), e);
             }
             throw e;
