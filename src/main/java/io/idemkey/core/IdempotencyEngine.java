@@ -230,6 +230,9 @@ public final class IdempotencyEngine {
         } catch (RuntimeException e) {
             batch.forEach(execution -> execution.renewalFailed(e));
             return;
+        } catch (Error e) {
+            batch.forEach(Execution::renewalPostponed); // else booked for good: never due again
+            throw e;
         }
         for (int i = 0; i < renewals.length; i++) {
             batch.get(i).renewed(renewals[i], sentAt);

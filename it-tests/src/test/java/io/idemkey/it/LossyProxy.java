@@ -207,6 +207,7 @@ public final class LossyProxy implements AutoCloseable {
     }
 
     private void answerAsGateway(OutputStream client) throws IOException {
+        gatewayAnswers.incrementAndGet(); // counted before the client can read it (and retry, and finish)
         int status = gatewayStatus;
         String reason = status == 504 ? "Gateway Timeout" : status == 502 ? "Bad Gateway" : "Error";
         byte[] page = ("<html><body><h1>" + status + " " + reason + "</h1></body></html>").getBytes(StandardCharsets.ISO_8859_1);
@@ -214,7 +215,6 @@ public final class LossyProxy implements AutoCloseable {
                 + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
         client.write(page);
         client.flush();
-        gatewayAnswers.incrementAndGet();
     }
 
     /** Decides the fate of an answer that starts to arrive: false to drop it; true after any delay. */

@@ -832,8 +832,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
         } catch (JedisDataException e) {
             throw transientReply(e) ? unavailable(e) : e;
         } catch (JedisException e) {
-            if (e.getCause() instanceof NoSuchElementException) {
-                throw unavailable(e); // no free pooled connection within the wait limit
+            if (e.getCause() instanceof NoSuchElementException
+                    || e.getCause() instanceof InterruptedException && NO_CONNECTION_FROM_POOL.equals(e.getMessage())) {
+                // no free pooled connection within the wait limit, or the pool closed while the call
+                // waited for one (it interrupts its waiters)
+                throw unavailable(e);
             }
             if (e.getCause() instanceof IllegalStateException && NO_CONNECTION_FROM_POOL.equals(e.getMessage())) {
                 // the pool was closed as the call took a connection from it (a cluster's topology

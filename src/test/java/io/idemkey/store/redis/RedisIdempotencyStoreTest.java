@@ -12,6 +12,7 @@ import io.idemkey.testing.ReplyLosingProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.params.ScanParams;
@@ -27,6 +28,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -473,11 +476,7 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         RedisStoreOptions options = RedisStoreOptions.fromUrl(server.url(), null, null).coalesce(coalesce())
                 .connectTimeout(TIMEOUT).readTimeout(TIMEOUT);
         AtomicReference<RedisStoreOptions.Connected> connected = new AtomicReference<>();
-        try (RedisIdempotencyStore closing = new RedisIdempotencyStore(() -> {
-            connected.set(options.createClient(null));
-            return connected.get();
-        }, () -> { }, options.description(), 0, Duration.ofSeconds(1), coalesce()
-                ? new CoalescedCalls(RedisIdempotencyStore.RECORD, CoalescedCalls.MAX_BATCH, options.coalesceLinger()) : null)) {
+        try (RedisIdempotencyStore closing = keepingItsClient(options, connected)) {
             assertInstanceOf(AcquireResult.Acquired.class, closing.acquire(key("pool-open"), FINGERPRINT, "owner-1", LONG_LOCK));
             ((RedisClient) connected.get().client()).getPool().close();
 
@@ -490,6 +489,40 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
                 assertTrue(outage.getMessage().contains("Could not get a resource from the pool"), outage.getMessage());
             }
         }
+    }
+
+    /**
+     * The same pool closed while a call waits for one of its connections (all are taken: a master
+     * that vanished holds them until the read timeout): the pool interrupts its waiters, and the
+     * call is an outage too.
+     */
+    @Test
+    void aCallWaitingForAConnectionWhenThePoolClosesIsAnOutageNotADefect() throws Exception {
+        RedisStoreOptions options = RedisStoreOptions.fromUrl(server.url(), null, null).coalesce(coalesce())
+                .connectTimeout(TIMEOUT).readTimeout(TIMEOUT).poolMaxTotal(1).poolMaxWait(Duration.ofSeconds(30));
+        AtomicReference<RedisStoreOptions.Connected> connected = new AtomicReference<>();
+        try (RedisIdempotencyStore closing = keepingItsClient(options, connected)) {
+            assertInstanceOf(AcquireResult.Acquired.class, closing.acquire(key("pool-waited"), FINGERPRINT, "owner-1", LONG_LOCK));
+            RedisClient client = (RedisClient) connected.get().client();
+            try (Connection taken = client.getPool().getResource()) {
+                CompletableFuture<Object> waiting = CompletableFuture.supplyAsync(
+                        () -> closing.acquire(key("pool-waiting"), FINGERPRINT, "owner-1", LONG_LOCK));
+                await().atMost(Duration.ofSeconds(10)).until(() -> client.getPool().getNumWaiters() == 1);
+                client.getPool().close();
+                ExecutionException outcome = assertThrows(ExecutionException.class, () -> waiting.get(10, TimeUnit.SECONDS));
+                assertInstanceOf(StoreUnavailableException.class, outcome.getCause(), String.valueOf(outcome.getCause()));
+            }
+        }
+    }
+
+    /** A store as {@link RedisIdempotencyStore#open} makes it, whose client the test can reach. */
+    private RedisIdempotencyStore keepingItsClient(RedisStoreOptions options,
+                                                   AtomicReference<RedisStoreOptions.Connected> connected) {
+        return new RedisIdempotencyStore(() -> {
+            connected.set(options.createClient(null));
+            return connected.get();
+        }, () -> { }, options.description(), 0, Duration.ofSeconds(1), coalesce()
+                ? new CoalescedCalls(RedisIdempotencyStore.RECORD, CoalescedCalls.MAX_BATCH, options.coalesceLinger()) : null);
     }
 
     /**
