@@ -150,10 +150,10 @@ class ProtocolModelTest {
     }
 
     @TestFactory
-    Stream<DynamicTest> protocolKeepsEveryInvariantAndEachSeededBugIsCaught() { // CHECKS_METHOD
-        return startChecks().stream().map(started -> dynamicTest(started.getKey().name(), () -> {
-            Check check = started.getKey();
-            Result result = started.getValue().get(20, TimeUnit.MINUTES);
+    Stream<DynamicTest> protocolKeepsEveryInvariantAndEachSeededBugIsCaught() { // named by CHECKS_METHOD
+        return startChecks().stream().map(running -> dynamicTest(running.getKey().name(), () -> {
+            Check check = running.getKey();
+            Result result = running.getValue().get(20, TimeUnit.MINUTES);
             assertEquals(0, result.exitCode(), () -> "model/verify " + check.arguments() + " failed:\n" + result.output());
             for (String expected : check.inTrail()) {
                 assertTrue(result.output().contains(expected),
