@@ -142,13 +142,11 @@ public final class Execution {
     void renewed(Renewal renewal, Instant sentAt) {
         if (renewal == Renewal.RENEWED) {
             leaseExpiresAt = sentAt.plus(policy.lockTtl()); // written before the lease can be due again
-            renewalOnItsWay = false;
-            return;
         }
         renewalOnItsWay = false;
         if (renewal == Renewal.UNKNOWN) {
             log(Level.FINE, "renew-deferred", "reason", "the record is held by a transaction");
-        } else if (state.compareAndSet(State.RUNNING, State.LOST)) {
+        } else if (renewal == Renewal.LOST && state.compareAndSet(State.RUNNING, State.LOST)) {
             stopRenewing();
             metrics.count(Event.LOST_LEASE, endpoint);
             log(Level.WARNING, "lost-lease", "operation", "renew",

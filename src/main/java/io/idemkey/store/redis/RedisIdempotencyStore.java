@@ -164,7 +164,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
 
     private static RedisIdempotencyStore open(RedisStoreOptions options, ScheduledExecutorService background,
                                               Runnable afterClose) {
-        RedisIdempotencyStore store = new RedisIdempotencyStore(() -> options.createClient(background), afterClose,
+        return openWith(options, () -> options.createClient(background), afterClose);
+    }
+
+    /** A store as the options say, on the client {@code connect} makes (a test keeps it to reach the pool). */
+    static RedisIdempotencyStore openWith(RedisStoreOptions options, Supplier<RedisStoreOptions.Connected> connect,
+                                          Runnable afterClose) {
+        RedisIdempotencyStore store = new RedisIdempotencyStore(connect, afterClose,
                 options.description(), options.waitReplicas(), options.waitTimeout(),
                 options.coalesce() ? new CoalescedCalls(RECORD, CoalescedCalls.MAX_BATCH, options.coalesceLinger()) : null);
         try {
@@ -832,18 +838,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
         } catch (JedisDataException e) {
             throw transientReply(e) ? unavailable(e) : e;
         } catch (JedisException e) {
-            if (e.getCause() instanceof NoSuchElementException
-                    || e.getCause() instanceof InterruptedException && NO_CONNECTION_FROM_POOL.equals(e.getMessage())) {
-                // no free pooled connection within the wait limit, or the pool closed while the call
-                // waited for one (it interrupts its waiters)
-                throw unavailable(e);
+            if (e.getCause() instanceof NoSuchElementException) {
+                throw unavailable(e); // no free pooled connection within the wait limit
             }
-            if (e.getCause() instanceof IllegalStateException && NO_CONNECTION_FROM_POOL.equals(e.getMessage())) {
-                // the pool was closed as the call took a connection from it (a cluster's topology
-                // refresh dropped a node that left): the command was not sent, so it goes again, as
-                // on a broken connection (not so Jedis's other pool failures, such as giving a
-                // connection back after its command ran)
-                throw new JedisConnectionException(e.getMessage(), e);
+            if (NO_CONNECTION_FROM_POOL.equals(e.getMessage())) { // not Jedis's other pool failures (giving a connection back)
+                if (e.getCause() instanceof IllegalStateException) {
+                    // the pool was closed as the call took a connection from it (a cluster's topology
+                    // refresh dropped a node that left): the command was not sent, so it goes again,
+                    // as on a broken connection
+                    throw new JedisConnectionException(e.getMessage(), e);
+                }
+                if (e.getCause() instanceof InterruptedException) {
+                    throw unavailable(e); // the pool closed while the call waited for a connection
+                }
             }
             throw e;
         }

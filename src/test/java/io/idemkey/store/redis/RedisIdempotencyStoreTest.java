@@ -68,8 +68,12 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
 
     @Override
     protected IdempotencyStore createStore() {
-        return RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(server.url(), null, null).coalesce(coalesce())
-                .connectTimeout(TIMEOUT).readTimeout(TIMEOUT));
+        return RedisIdempotencyStore.open(options());
+    }
+
+    /** The shared test Redis, on this class's path (coalesced or not), with short timeouts. */
+    private RedisStoreOptions options() {
+        return RedisStoreOptions.fromUrl(server.url(), null, null).coalesce(coalesce()).connectTimeout(TIMEOUT).readTimeout(TIMEOUT);
     }
 
     private static long pttl(String key) {
@@ -473,8 +477,7 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
      */
     @Test
     void aCallWhosePoolIsClosedUnderItIsAnOutageNotADefect() {
-        RedisStoreOptions options = RedisStoreOptions.fromUrl(server.url(), null, null).coalesce(coalesce())
-                .connectTimeout(TIMEOUT).readTimeout(TIMEOUT);
+        RedisStoreOptions options = options();
         AtomicReference<RedisStoreOptions.Connected> connected = new AtomicReference<>();
         try (RedisIdempotencyStore closing = keepingItsClient(options, connected)) {
             assertInstanceOf(AcquireResult.Acquired.class, closing.acquire(key("pool-open"), FINGERPRINT, "owner-1", LONG_LOCK));
@@ -498,8 +501,7 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
      */
     @Test
     void aCallWaitingForAConnectionWhenThePoolClosesIsAnOutageNotADefect() throws Exception {
-        RedisStoreOptions options = RedisStoreOptions.fromUrl(server.url(), null, null).coalesce(coalesce())
-                .connectTimeout(TIMEOUT).readTimeout(TIMEOUT).poolMaxTotal(1).poolMaxWait(Duration.ofSeconds(30));
+        RedisStoreOptions options = options().poolMaxTotal(1).poolMaxWait(Duration.ofSeconds(30));
         AtomicReference<RedisStoreOptions.Connected> connected = new AtomicReference<>();
         try (RedisIdempotencyStore closing = keepingItsClient(options, connected)) {
             assertInstanceOf(AcquireResult.Acquired.class, closing.acquire(key("pool-waited"), FINGERPRINT, "owner-1", LONG_LOCK));
@@ -515,14 +517,13 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         }
     }
 
-    /** A store as {@link RedisIdempotencyStore#open} makes it, whose client the test can reach. */
-    private RedisIdempotencyStore keepingItsClient(RedisStoreOptions options,
-                                                   AtomicReference<RedisStoreOptions.Connected> connected) {
-        return new RedisIdempotencyStore(() -> {
+    /** A store as {@link RedisIdempotencyStore#open(RedisStoreOptions)} makes it, whose client the test can reach. */
+    private static RedisIdempotencyStore keepingItsClient(RedisStoreOptions options,
+                                                          AtomicReference<RedisStoreOptions.Connected> connected) {
+        return RedisIdempotencyStore.openWith(options, () -> {
             connected.set(options.createClient(null));
             return connected.get();
-        }, () -> { }, options.description(), 0, Duration.ofSeconds(1), coalesce()
-                ? new CoalescedCalls(RedisIdempotencyStore.RECORD, CoalescedCalls.MAX_BATCH, options.coalesceLinger()) : null);
+        }, () -> { });
     }
 
     /**
