@@ -1,5 +1,7 @@
 package io.idemkey.chaos;
 
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -11,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the store, the store restarted, one server killed and restarted. docs/reliability.md's chaos commands run the
  * long ones.
  */
+@Execution(ExecutionMode.CONCURRENT) // on Open Liberty, beside the classes on the adapter's server (it-tests/pom.xml)
 class ChaosIT {
 
     @ParameterizedTest(name = "store={0}")

@@ -2,6 +2,7 @@ package io.idemkey.it;
 
 import io.idemkey.it.app.ExactlyOnceResource;
 import io.idemkey.it.jpa.JpaChargeResource;
+import io.idemkey.testing.RedisServer;
 import io.idemkey.testing.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -9,6 +10,9 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -39,6 +43,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * (it must crash), with the DataSource configured the way its users configure one.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Execution(ExecutionMode.CONCURRENT) // on Open Liberty, beside the classes on the adapter's server (it-tests/pom.xml)
+@ResourceLock("ExactlyOnceTests") // its subclasses share its static server and database: one at a time
 abstract class ExactlyOnceTests {
 
     /**
@@ -53,6 +59,11 @@ abstract class ExactlyOnceTests {
     /** WildFly's restart boots the five applications again (~40 s here): one crash there, the suite's time. */
     private static final String ONE_CRASH_ON_WILDFLY = "WildFly: one crash after the commit (the request's), for the suite's time";
     private static TestDatabase database;
+    /**
+     * The Redis store's records (once-redis), a Redis of this class's own: on Open Liberty the class runs
+     * beside the others, some of which stop the shared test Redis (it-tests/pom.xml, execution open-liberty).
+     */
+    private static RedisServer onceRedis;
     private static List<Path> wars;
     private static int port;
     private static ServerProcess server;
@@ -60,13 +71,14 @@ abstract class ExactlyOnceTests {
     /** Starts this run's server on {@code started} with the applications deployed (the subclass's {@code @BeforeAll}). */
     static void startOn(TestDatabase started) throws Exception {
         database = started;
+        onceRedis = RedisServer.start();
         database.execute(ExactlyOnceResource.ddl(database.name()));
         database.execute(JpaChargeResource.ddl(database.name()));
         Path directory = Files.createTempDirectory("idemkey-exactly-once");
         wars = List.of(
                 Deployments.export(directory, Deployments.guardedApp("once", Map.of("idempotency.store", "jdbc",
                         "idempotency.jdbc.datasource", ExactlyOnceResource.DATA_SOURCE))),
-                Deployments.export(directory, Deployments.guardedApp("once-redis", Map.of())),
+                Deployments.export(directory, Deployments.guardedApp("once-redis", Map.of("idempotency.redis.url", onceRedis.url()))),
                 Deployments.export(directory, Deployments.jpaApp("once-jpa")),
                 Deployments.export(directory, Deployments.guardedApp("once-second-pool", Map.of("idempotency.store", "jdbc",
                         "idempotency.jdbc.datasource", SECOND_DATA_SOURCE))),
@@ -84,6 +96,9 @@ abstract class ExactlyOnceTests {
         }
         if (database != null) {
             database.close();
+        }
+        if (onceRedis != null) {
+            onceRedis.close();
         }
     }
 

@@ -6,6 +6,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
@@ -32,6 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * deployment, records as rows, expired rows cleaned up, and an outage that behaves as a Redis outage
  * does (fail-closed 503, fail-open runs, recovery without a restart).
  */
+@Execution(ExecutionMode.CONCURRENT) // on Open Liberty, beside the classes on the adapter's server (it-tests/pom.xml)
+@ResourceLock("JdbcStoreTests") // its subclasses share its static server and database: one at a time
 abstract class JdbcStoreTests {
 
     /** The store's configuration in every application here. */
