@@ -1,7 +1,9 @@
 package io.idemkey.chaos;
 
+import io.idemkey.it.ServerProcess;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -13,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the store, the store restarted, one server killed and restarted. docs/reliability.md's chaos commands run the
  * long ones.
  */
-@Execution(ExecutionMode.CONCURRENT) // on Open Liberty, beside the classes on the adapter's server (it-tests/pom.xml)
+@Execution(ExecutionMode.CONCURRENT) // on Open Liberty, beside the classes on the adapter's server
+@ResourceLock(ServerProcess.SERVERS_OF_THEIR_OWN) // one at a time (it-tests/pom.xml)
 class ChaosIT {
 
     @ParameterizedTest(name = "store={0}")

@@ -80,7 +80,7 @@ public final class Deployments {
     }
 
     /** Idemkey's jar and what it needs without Jedis, resolved from the JDBC-only application's pom. */
-    public static java.io.File[] jdbcOnlyLibraries() {
+    public static synchronized java.io.File[] jdbcOnlyLibraries() { // one Maven resolution at a time, as libraries()
         try (java.io.InputStream in = Deployments.class.getResourceAsStream("/jdbc-only-app/pom.xml")) {
             String version = System.getProperty("idemkey.version");
             if (version == null) {

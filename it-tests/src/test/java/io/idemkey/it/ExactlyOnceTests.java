@@ -43,8 +43,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * (it must crash), with the DataSource configured the way its users configure one.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@Execution(ExecutionMode.CONCURRENT) // on Open Liberty, beside the classes on the adapter's server (it-tests/pom.xml)
-@ResourceLock("ExactlyOnceTests") // its subclasses share its static server and database: one at a time
+@Execution(ExecutionMode.CONCURRENT) // on Open Liberty, beside the classes on the adapter's server
+@ResourceLock(ServerProcess.SERVERS_OF_THEIR_OWN) // one at a time (it-tests/pom.xml)
 abstract class ExactlyOnceTests {
 
     /**

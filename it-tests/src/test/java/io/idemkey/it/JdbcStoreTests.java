@@ -35,8 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * deployment, records as rows, expired rows cleaned up, and an outage that behaves as a Redis outage
  * does (fail-closed 503, fail-open runs, recovery without a restart).
  */
-@Execution(ExecutionMode.CONCURRENT) // on Open Liberty, beside the classes on the adapter's server (it-tests/pom.xml)
-@ResourceLock("JdbcStoreTests") // its subclasses share its static server and database: one at a time
+@Execution(ExecutionMode.CONCURRENT) // on Open Liberty, beside the classes on the adapter's server
+@ResourceLock(ServerProcess.SERVERS_OF_THEIR_OWN) // one at a time (it-tests/pom.xml)
 abstract class JdbcStoreTests {
 
     /** The store's configuration in every application here. */

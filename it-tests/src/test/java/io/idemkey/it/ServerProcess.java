@@ -21,6 +21,14 @@ import java.util.Map;
  */
 public interface ServerProcess extends AutoCloseable {
 
+    /**
+     * The JUnit resource lock of the long classes that start their servers and stores themselves and
+     * never connect to the shared {@link TestRedis} (which classes on the other thread stop): with
+     * {@code @Execution(CONCURRENT)} they run beside the others in the Open Liberty execution, one at
+     * a time (it-tests/pom.xml); the other executions run one class per JVM and ignore both.
+     */
+    String SERVERS_OF_THEIR_OWN = "IT classes with servers and stores of their own";
+
     /** The servers Idemkey is proven on. */
     enum Kind {
         PAYARA, LIBERTY, WILDFLY;
