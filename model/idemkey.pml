@@ -39,7 +39,7 @@
  *   revision PostgresDialect.completeInTransaction sha256:9b6dde8de5a07c2f
  *   revision PostgresDialect.release sha256:e17ad7f9e40b26db
  *   revision PostgresDialect.renew sha256:609833e6be6955b7
- *   revision PostgresDialect.deleteExpired sha256:e112259e638762c6
+ *   revision PostgresDialect.deleteExpired sha256:83abc5fbb032a684
  *   revision PostgresDialect.acquireCounting sha256:a2416abadd8bbd70
  *   revision PostgresDialect.lastCommitted sha256:ef664b50a0e2f548
  *   revision PostgresDialect.expire sha256:cf9efb7d33d4bae0

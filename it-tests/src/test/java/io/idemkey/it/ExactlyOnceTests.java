@@ -94,11 +94,11 @@ abstract class ExactlyOnceTests {
         if (server != null) {
             server.close();
         }
-        if (database != null) {
-            database.close();
-        }
         if (onceRedis != null) {
             onceRedis.close();
+        }
+        if (database != null) {
+            database.close();
         }
     }
 

@@ -98,10 +98,11 @@ abstract class ExpiredRowsCleanupTests {
     @Test
     void aRetryOfAnExpiredKeyWhileTheCleanupDeletesItsRowIsNeverInProgress() throws Exception {
         int expired = 100_000;
+        int batch = 250; // many short statements, each a window for a retry to meet its rows locked
         insertRows("stale-", expired, true);
         IdempotencyMetrics metrics = new IdempotencyMetrics();
         ScheduledExecutorService server = Executors.newSingleThreadScheduledExecutor();
-        ExpiredRowsCleanup cleaner = new ExpiredRowsCleanup(store, 1_000, metrics, new ExecutorScheduler(server));
+        ExpiredRowsCleanup cleaner = new ExpiredRowsCleanup(store, batch, metrics, new ExecutorScheduler(server));
         CompletableFuture<Void> cleanup = CompletableFuture.runAsync(() -> {
             while (count("record_key LIKE 'stale-%' AND expires_at <= " + now()) > 0) {
                 cleaner.run();
@@ -113,7 +114,7 @@ abstract class ExpiredRowsCleanupTests {
         // The cleanup deletes the oldest first, batch after batch: these all expired at once, and come
         // in the order they were written. The retries ask for keys of the batch being deleted.
         while (!cleanup.isDone()) {
-            long next = metrics.get(Event.EXPIRED_DELETED) + 1 + retries % 1_000;
+            long next = metrics.get(Event.EXPIRED_DELETED) + 1 + retries % batch;
             AcquireResult result = store.acquire("stale-" + next, FINGERPRINT, "retry-" + retries, LONG);
             retries++;
             if (result instanceof AcquireResult.InProgress) {
