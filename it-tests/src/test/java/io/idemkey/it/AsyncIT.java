@@ -101,8 +101,9 @@ class AsyncIT extends ClientOfOneDeployment {
         while (!first.isDone()) {
             HttpResponse<String> retry = http.post(path, key);
             if (!first.isDone() && retry.statusCode() != 409) {
-                // the record is complete once the server has written the answer, which the first
-                // caller may still be reading: then only the first answer, replayed, is right
+                // the record is completed just before the server writes the answer (so that a retry
+                // then is replayed, not refused), which the first caller may still be reading: then
+                // only the first answer, replayed, is right
                 answeredMeanwhile.add(retry);
             }
             Thread.sleep(300);
