@@ -54,18 +54,9 @@ class JdbcIdempotencyStoreTest extends JdbcStoreTests {
         PGSimpleDataSource steered = (PGSimpleDataSource) postgres.dataSource();
         steered.setOptions("-c enable_hashjoin=off -c enable_mergejoin=off -c enable_hashagg=off -c enable_sort=off"
                 + " -c enable_memoize=off -c enable_material=off");
-        String table = "steered_keys";
-        try (JdbcIdempotencyStore cleaner = new JdbcIdempotencyStore(steered, table, 2)) {
+        try (JdbcIdempotencyStore cleaner = new JdbcIdempotencyStore(steered, "steered_keys", 2)) {
             cleaner.createTable();
-            cleaner.deleteExpired(100_000);
-            for (int i = 0; i < 5; i++) {
-                cleaner.acquire(key("steered-" + i), FINGERPRINT, "o", Duration.ofMillis(1));
-            }
-            cleaner.acquire(key("steered-live"), FINGERPRINT, "o", LONG_LOCK);
-            sleep(50);
-            assertEquals(3, cleaner.deleteExpired(3));
-            assertEquals(2, cleaner.deleteExpired(3));
-            assertEquals(0, cleaner.deleteExpired(3));
+            assertDeletesExpiredRowsOnlyAtMostABatchAtATime(cleaner);
         }
     }
 

@@ -468,19 +468,23 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
 
     @Test
     void deleteExpiredDeletesExpiredRowsOnlyAtMostABatchAtATime() throws SQLException {
-        JdbcIdempotencyStore jdbc = (JdbcIdempotencyStore) store;
+        assertDeletesExpiredRowsOnlyAtMostABatchAtATime((JdbcIdempotencyStore) store);
+        assertEquals(0, count("record_key LIKE '" + key("expiring-") + "%'"));
+    }
+
+    /** Five expired rows and a live one: batches of 3 delete 3, then 2, then none, and the live row stays. */
+    void assertDeletesExpiredRowsOnlyAtMostABatchAtATime(JdbcIdempotencyStore jdbc) {
         jdbc.deleteExpired(100_000); // what other tests left
         for (int i = 0; i < 5; i++) {
-            store.acquire(key("expiring-" + i), FINGERPRINT, "o", Duration.ofMillis(1));
+            jdbc.acquire(key("expiring-" + i), FINGERPRINT, "o", Duration.ofMillis(1));
         }
         String live = key("live");
-        store.acquire(live, FINGERPRINT, "o", LONG_LOCK);
+        jdbc.acquire(live, FINGERPRINT, "o", LONG_LOCK);
         sleep(50);
         assertEquals(3, jdbc.deleteExpired(3));
         assertEquals(2, jdbc.deleteExpired(3));
         assertEquals(0, jdbc.deleteExpired(3));
-        assertInstanceOf(AcquireResult.InProgress.class, store.acquire(live, FINGERPRINT, "other", LONG_LOCK));
-        assertEquals(0, count("record_key LIKE '" + key("expiring-") + "%'"));
+        assertInstanceOf(AcquireResult.InProgress.class, jdbc.acquire(live, FINGERPRINT, "other", LONG_LOCK));
     }
 
     /**
