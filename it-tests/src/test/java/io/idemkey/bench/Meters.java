@@ -18,7 +18,9 @@ import java.util.Set;
 
 /**
  * What the application server and Redis spend, read before and after a measured window: CPU time
- * of each process ({@code /proc/<pid>/stat}, user + system, every thread), the bytes the server's
+ * of each process (the server's: {@code /proc/<pid>/stat}, user + system, every thread; Redis's:
+ * {@link #runNanos}) and, of the server's, its
+ * JIT compiler threads' ({@link #compilerCpuNanos}: how warm it is), the bytes the server's
  * threads allocated (its {@code ThreadMXBean}, through a JMX agent the benchmark starts in it with
  * the attach API), the time Redis spent running commands ({@code INFO commandstats}, the sum of
  * {@code usec}) and the reads it made from its clients' sockets ({@code INFO stats}). Divided by the requests answered in the window, these are the per-request costs,
@@ -32,12 +34,14 @@ final class Meters implements AutoCloseable {
      * {@code SET}, ...: counted on their own too, and inside their script's time), and the rest;
      * {@code SET}'s time and calls and {@code PTTL}'s calls are kept apart ({@link #redisCommandMicros}).
      */
-    record Reading(long serverCpuNanos, long serverAllocatedBytes, long redisCpuNanos, long redisScriptMicros,
-                   long redisScriptableMicros, long redisOtherMicros, long redisSocketReads,
+    record Reading(long serverCpuNanos, long serverCompilerCpuNanos, long serverAllocatedBytes, long redisCpuNanos,
+                   long redisScriptMicros, long redisScriptableMicros, long redisOtherMicros, long redisSocketReads,
                    long redisSetMicros, long redisSetCalls, long redisPttlCalls) {
 
         Reading minus(Reading before) {
-            return new Reading(serverCpuNanos - before.serverCpuNanos, serverAllocatedBytes - before.serverAllocatedBytes,
+            return new Reading(serverCpuNanos - before.serverCpuNanos,
+                    Math.max(0, serverCompilerCpuNanos - before.serverCompilerCpuNanos), // a compiler thread may end meanwhile
+                    serverAllocatedBytes - before.serverAllocatedBytes,
                     redisCpuNanos - before.redisCpuNanos, redisScriptMicros - before.redisScriptMicros,
                     redisScriptableMicros - before.redisScriptableMicros, redisOtherMicros - before.redisOtherMicros,
                     redisSocketReads - before.redisSocketReads, redisSetMicros - before.redisSetMicros,
@@ -102,7 +106,7 @@ final class Meters implements AutoCloseable {
         long[] ids = threads.getAllThreadIds();
         long allocated = Arrays.stream(threads.getThreadAllocatedBytes(ids)).filter(bytes -> bytes > 0).sum();
         long[] commands = redis == null ? new long[6] : commandMicros();
-        return new Reading(cpuNanos(serverPid), allocated, redisPid == 0 ? 0 : cpuNanos(redisPid),
+        return new Reading(cpuNanos(serverPid), compilerCpuNanos(serverPid), allocated, redisPid == 0 ? 0 : runNanos(redisPid),
                 commands[0], commands[1], commands[2], redis == null ? 0 : socketReads(), commands[3], commands[4], commands[5]);
     }
 
@@ -115,6 +119,55 @@ final class Meters implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("no /proc for pid " + pid, e);
         }
+    }
+
+    /**
+     * The time the threads of the process have run, to the nanosecond ({@code /proc/<pid>/task/<tid>/schedstat},
+     * its first field), for Redis: its CPU per window is tens of milliseconds, which {@link #cpuNanos}'
+     * clock ticks (10 ms) would blur by a tenth. Its threads live as long as it does.
+     */
+    static long runNanos(long pid) {
+        long nanos = 0;
+        try (var tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path task : tasks) {
+                try {
+                    nanos += Long.parseLong(Files.readString(task.resolve("schedstat")).split(" ")[0]);
+                } catch (IOException ended) {
+                    // a thread gone since the listing
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("no /proc for pid " + pid, e);
+        }
+        return nanos;
+    }
+
+    /**
+     * User and system time of the JVM's JIT compiler threads alive now ({@code C1 CompilerThread0},
+     * {@code C2 CompilerThread1}, ...; {@code /proc/<pid>/task/<tid>/stat}): compiling is what a
+     * server not yet warm spends beside its requests. A compiler thread the JVM ends when it has
+     * nothing to compile takes its time with it, so a window may count less than was compiled in it.
+     */
+    static long compilerCpuNanos(long pid) {
+        long ticks = 0;
+        try (var tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path task : tasks) {
+                String stat;
+                try {
+                    stat = Files.readString(task.resolve("stat"));
+                } catch (IOException ended) {
+                    continue;
+                }
+                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                if (name.contains("CompilerThre")) { // the kernel keeps 15 characters of a thread's name
+                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("no /proc for pid " + pid, e);
+        }
+        return ticks * NANOS_PER_TICK;
     }
 
     /**
