@@ -79,9 +79,10 @@ public final class BenchmarkRun {
      * The uncounted pass of every scenario before the repeats, each this long; where the server is
      * metered, passes follow until its JIT compilers took at most {@link #QUIET_JIT} of its CPU in
      * one (at most {@link #MAX_PASSES}). Without them the first repeat timed a server still
-     * compiling: on a 2-core VM its compiler threads took about half of its CPU in the first minute
-     * after the deployments' own warm-up, and a bare request at one connection cost 4,400 µs of
-     * server CPU in that repeat against 350-550 µs in the others (2026-11-29).
+     * compiling: on a 2-core VM its compiler threads took 40-66 % of its CPU in the first minute
+     * after the deployments' own warm-up, and a bare request at one connection cost 3,438-4,385 µs
+     * of server CPU in that repeat against 350-620 µs later (2026-11-29). An unmetered part (JDBC)
+     * gets one pass.
      */
     private static final Duration PASS = Duration.ofSeconds(1);
     private static final double QUIET_JIT = 0.10;
@@ -94,7 +95,7 @@ public final class BenchmarkRun {
      * repeat's ratio by half; here the windows compared are a second apart and one slow window moves
      * one ratio of six.
      */
-    private static final int ALTERNATING_ROUNDS = Integer.getInteger("bench.alternatingRounds", 6);
+    private static final int ALTERNATING_ROUNDS = Math.max(1, Integer.getInteger("bench.alternatingRounds", 6));
     private static final Duration ALTERNATING_WINDOW = Duration.ofSeconds(1);
     private static final Duration ALTERNATING_WARM_UP = Duration.ofMillis(250);
     /** The network rows: one run of each (one connection: latency is the figure, no target asks its spread). */
@@ -588,8 +589,8 @@ public final class BenchmarkRun {
         try {
             LoadGenerator.Result result = load.run(scenario.uri(), BODY, scenario.connections(), ALTERNATING_WARM_UP,
                     ALTERNATING_WINDOW, scenario.keys());
-            if (result.errors() > 0) {
-                throw new IllegalStateException(result.errors() + " errors in a window of " + scenario.name());
+            if (result.errors() > 0) { // counted as in the repeats (the errors target is the repeats'), and shown
+                System.out.printf("  %s: %d errors in an alternating window%n", scenario.name(), result.errors());
             }
             return result;
         } catch (Exception e) {
@@ -599,7 +600,7 @@ public final class BenchmarkRun {
 
     /**
      * The alternating windows' ratio of a figure (0 server CPU, 1 Redis CPU, 2 throughput) of
-     * {@code scenario} to {@code base}'s: its median and range, {@code 1.12 (1.05–1.20) alternating}.
+     * {@code scenario} to {@code base}'s, the median of the rounds ({@link #alternatingSpread}: with their range).
      */
     private double alternatingRatio(String scenario, String base, int figure) {
         return median(alternatingRatios(scenario, base, figure));

@@ -14,6 +14,8 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -40,7 +42,7 @@ final class Meters implements AutoCloseable {
 
         Reading minus(Reading before) {
             return new Reading(serverCpuNanos - before.serverCpuNanos,
-                    Math.max(0, serverCompilerCpuNanos - before.serverCompilerCpuNanos), // a compiler thread may end meanwhile
+                    serverCompilerCpuNanos - before.serverCompilerCpuNanos,
                     serverAllocatedBytes - before.serverAllocatedBytes,
                     redisCpuNanos - before.redisCpuNanos, redisScriptMicros - before.redisScriptMicros,
                     redisScriptableMicros - before.redisScriptableMicros, redisOtherMicros - before.redisOtherMicros,
@@ -69,12 +71,17 @@ final class Meters implements AutoCloseable {
     private static final Set<String> CALLED_BY_SCRIPTS = Set.of("get", "set", "pexpire", "pttl", "del", "incr");
 
     private static final long NANOS_PER_TICK = 1_000_000_000L / clockTicksPerSecond();
+    /** Whether this kernel keeps scheduler statistics per thread (else {@link #runNanos} falls back to clock ticks). */
+    private static final boolean SCHEDSTAT = Files.isReadable(Path.of("/proc/thread-self/schedstat"));
 
     private final long serverPid;
     private final long redisPid;
     private final Jedis redis;
     private final JMXConnector jmx;
     private final ThreadMXBean threads;
+    /** Each compiler thread's ticks at the last reading, and the sum of what they took since the first. */
+    private final Map<String, Long> compilerTicks = new HashMap<>();
+    private long compiledTicks;
 
     /**
      * @param serverPid the application server's JVM
@@ -127,6 +134,9 @@ final class Meters implements AutoCloseable {
      * clock ticks (10 ms) would blur by a tenth. Its threads live as long as it does.
      */
     static long runNanos(long pid) {
+        if (!SCHEDSTAT) {
+            return cpuNanos(pid);
+        }
         long nanos = 0;
         try (var tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
             for (Path task : tasks) {
@@ -143,13 +153,13 @@ final class Meters implements AutoCloseable {
     }
 
     /**
-     * User and system time of the JVM's JIT compiler threads alive now ({@code C1 CompilerThread0},
+     * User and system time of the JVM's JIT compiler threads so far ({@code C1 CompilerThread0},
      * {@code C2 CompilerThread1}, ...; {@code /proc/<pid>/task/<tid>/stat}): compiling is what a
-     * server not yet warm spends beside its requests. A compiler thread the JVM ends when it has
-     * nothing to compile takes its time with it, so a window may count less than was compiled in it.
+     * server not yet warm spends beside its requests. Counted thread by thread from one reading to
+     * the next, so a compiler thread the JVM ends when it has nothing to compile keeps what it was
+     * seen to take (only its time since the last reading is lost).
      */
-    static long compilerCpuNanos(long pid) {
-        long ticks = 0;
+    private synchronized long compilerCpuNanos(long pid) {
         try (var tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
             for (Path task : tasks) {
                 String stat;
@@ -161,13 +171,15 @@ final class Meters implements AutoCloseable {
                 String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
                 if (name.contains("CompilerThre")) { // the kernel keeps 15 characters of a thread's name
                     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+                    long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+                    Long before = compilerTicks.put(task.getFileName().toString(), ticks);
+                    compiledTicks += ticks - (before == null ? 0 : before);
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("no /proc for pid " + pid, e);
         }
-        return ticks * NANOS_PER_TICK;
+        return compiledTicks * NANOS_PER_TICK;
     }
 
     /**
