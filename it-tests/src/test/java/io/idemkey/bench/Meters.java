@@ -71,15 +71,22 @@ final class Meters implements AutoCloseable {
     private static final Set<String> CALLED_BY_SCRIPTS = Set.of("get", "set", "pexpire", "pttl", "del", "incr");
 
     private static final long NANOS_PER_TICK = 1_000_000_000L / clockTicksPerSecond();
-    /** Whether this kernel keeps scheduler statistics per thread (else {@link #runNanos} falls back to clock ticks). */
-    private static final boolean SCHEDSTAT = Files.isReadable(Path.of("/proc/thread-self/schedstat"));
+    /**
+     * Whether this kernel keeps each thread's run time in {@code schedstat} (else {@link #runNanos}
+     * falls back to clock ticks, and says so): the file may be there with zeros in it.
+     */
+    private static final boolean SCHEDSTAT = runsCounted();
 
     private final long serverPid;
     private final long redisPid;
     private final Jedis redis;
     private final JMXConnector jmx;
     private final ThreadMXBean threads;
-    /** Each compiler thread's ticks at the last reading, and the sum of what they took since the first. */
+    /**
+     * Each compiler thread's ticks at the last reading (by thread id and start time: an id may be
+     * reused), and a running sum of their ticks (from the JVM's start for the threads alive at the
+     * first reading; only differences of readings are used).
+     */
     private final Map<String, Long> compilerTicks = new HashMap<>();
     private long compiledTicks;
 
@@ -92,6 +99,10 @@ final class Meters implements AutoCloseable {
         this.serverPid = serverPid;
         this.redisPid = redisPid;
         this.redis = redis;
+        if (redisPid != 0 && !SCHEDSTAT) {
+            System.out.println("this kernel keeps no run time per thread (schedstat): Redis's CPU in clock ticks of "
+                    + NANOS_PER_TICK / 1_000_000 + " ms, coarse for one-second windows");
+        }
         try {
             VirtualMachine vm = VirtualMachine.attach(Long.toString(serverPid));
             String address;
@@ -152,6 +163,14 @@ final class Meters implements AutoCloseable {
         return nanos;
     }
 
+    private static boolean runsCounted() {
+        try {
+            return Long.parseLong(Files.readString(Path.of("/proc/thread-self/schedstat")).split(" ")[0]) > 0; // this thread has run
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     /**
      * User and system time of the JVM's JIT compiler threads so far ({@code C1 CompilerThread0},
      * {@code C2 CompilerThread1}, ...; {@code /proc/<pid>/task/<tid>/stat}): compiling is what a
@@ -172,7 +191,7 @@ final class Meters implements AutoCloseable {
                 if (name.contains("CompilerThre")) { // the kernel keeps 15 characters of a thread's name
                     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                     long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-                    Long before = compilerTicks.put(task.getFileName().toString(), ticks);
+                    Long before = compilerTicks.put(task.getFileName() + "@" + fields[19], ticks); // field 22: start time
                     compiledTicks += ticks - (before == null ? 0 : before);
                 }
             }
