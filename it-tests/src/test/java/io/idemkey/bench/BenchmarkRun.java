@@ -150,8 +150,21 @@ public final class BenchmarkRun {
      * time, memory's 10,000 records) takes longer on a busy machine.
      */
     private Duration windows = Duration.ZERO;
-    /** The alternating windows' ratios ({@link #alternate}): "scenario ÷ base" to each round's {server CPU, Redis CPU, throughput}. */
-    private final Map<String, List<double[]>> alternated = new LinkedHashMap<>();
+    /** The alternating windows' ratios ({@link #alternate}): "scenario ÷ base figure" to each round's. */
+    private final Map<String, List<Double>> alternated = new LinkedHashMap<>();
+
+    /** A window's figures that issue 30's ratio targets compare: per request (CPU) or per second. */
+    private enum Figure {
+        SERVER_CPU(r -> r.perRequest(Meters.Reading::serverCpuNanos)),
+        REDIS_CPU(r -> r.perRequest(Meters.Reading::redisCpuNanos)),
+        THROUGHPUT(LoadGenerator.Result::throughput);
+
+        final ToDoubleFunction<LoadGenerator.Result> of;
+
+        Figure(ToDoubleFunction<LoadGenerator.Result> of) {
+            this.of = of;
+        }
+    }
     private final List<CompletableFuture<?>> holders = new ArrayList<>();
 
     private URI idemkey;
@@ -369,7 +382,7 @@ public final class BenchmarkRun {
                     spread(name, LoadGenerator.Result::p50Millis, "%.3f"), spread(name, LoadGenerator.Result::p99Millis, "%.3f"),
                     ratioSpread(name, bare(scenario.connections()), LoadGenerator.Result::throughput));
         }
-        ToDoubleFunction<LoadGenerator.Result> serverCpu = r -> r.perRequest(Meters.Reading::serverCpuNanos);
+        ToDoubleFunction<LoadGenerator.Result> serverCpu = Figure.SERVER_CPU.of;
         System.out.printf("%n| per request (connections) | server CPU (µs) | ÷ bare | server allocations (KB) | Redis CPU (µs)"
                 + " | Redis command time (µs) | Redis socket reads |%n| --- | --- | --- | --- | --- | --- | --- |%n");
         for (Scenario scenario : scenarios) {
@@ -428,38 +441,38 @@ public final class BenchmarkRun {
      * within a repeat, then the median and range of the three) printed after them.
      */
     private void pathTargets() {
-        ToDoubleFunction<LoadGenerator.Result> serverCpu = r -> r.perRequest(Meters.Reading::serverCpuNanos);
-        ToDoubleFunction<LoadGenerator.Result> redisCpu = r -> r.perRequest(Meters.Reading::redisCpuNanos);
-        ToDoubleFunction<LoadGenerator.Result> throughput = LoadGenerator.Result::throughput;
+        ToDoubleFunction<LoadGenerator.Result> serverCpu = Figure.SERVER_CPU.of;
+        ToDoubleFunction<LoadGenerator.Result> redisCpu = Figure.REDIS_CPU.of;
+        ToDoubleFunction<LoadGenerator.Result> throughput = Figure.THROUGHPUT.of;
         goal("server CPU of a first execution ÷ a bare request's, 32 connections (≤ 1.25: ≤ 25 % added)",
                 String.format("%s (repeats: %s, %.0f vs %.0f µs); old path %s (repeats: %s)",
-                        alternatingSpread(coalescedFirst(32), bare(32), 0), ratioSpread(coalescedFirst(32), bare(32), serverCpu),
+                        alternatingSpread(coalescedFirst(32), bare(32), Figure.SERVER_CPU), ratioSpread(coalescedFirst(32), bare(32), serverCpu),
                         cost(coalescedFirst(32), Meters.Reading::serverCpuNanos) / 1000, cost(bare(32), Meters.Reading::serverCpuNanos) / 1000,
-                        alternatingSpread(first(32), bare(32), 0), ratioSpread(first(32), bare(32), serverCpu)),
-                alternatingRatio(coalescedFirst(32), bare(32), 0) <= 1.25);
+                        alternatingSpread(first(32), bare(32), Figure.SERVER_CPU), ratioSpread(first(32), bare(32), serverCpu)),
+                alternatingRatio(coalescedFirst(32), bare(32), Figure.SERVER_CPU) <= 1.25);
         goal("server CPU of a replay from Redis ÷ a bare request's, 32 connections (≤ 1.05)",
-                String.format("%s (repeats: %s); old path %s (repeats: %s)", alternatingSpread(coalescedFromRedis(32), bare(32), 0),
-                        ratioSpread(coalescedFromRedis(32), bare(32), serverCpu), alternatingSpread(fromRedis(32), bare(32), 0),
+                String.format("%s (repeats: %s); old path %s (repeats: %s)", alternatingSpread(coalescedFromRedis(32), bare(32), Figure.SERVER_CPU),
+                        ratioSpread(coalescedFromRedis(32), bare(32), serverCpu), alternatingSpread(fromRedis(32), bare(32), Figure.SERVER_CPU),
                         ratioSpread(fromRedis(32), bare(32), serverCpu)),
-                alternatingRatio(coalescedFromRedis(32), bare(32), 0) <= 1.05);
+                alternatingRatio(coalescedFromRedis(32), bare(32), Figure.SERVER_CPU) <= 1.05);
         goal("Redis process CPU per first execution ÷ check-then-lock's, 32 connections (≤ 0.5)",
                 String.format("%s (repeats: %s, %.1f vs %.1f µs); old path %s (repeats: %s, %.1f µs)",
-                        alternatingSpread(coalescedFirst(32), CHECK_THEN_LOCK, 1), ratioSpread(coalescedFirst(32), CHECK_THEN_LOCK, redisCpu),
+                        alternatingSpread(coalescedFirst(32), CHECK_THEN_LOCK, Figure.REDIS_CPU), ratioSpread(coalescedFirst(32), CHECK_THEN_LOCK, redisCpu),
                         cost(coalescedFirst(32), Meters.Reading::redisCpuNanos) / 1000, cost(CHECK_THEN_LOCK, Meters.Reading::redisCpuNanos) / 1000,
-                        alternatingSpread(first(32), CHECK_THEN_LOCK, 1), ratioSpread(first(32), CHECK_THEN_LOCK, redisCpu),
+                        alternatingSpread(first(32), CHECK_THEN_LOCK, Figure.REDIS_CPU), ratioSpread(first(32), CHECK_THEN_LOCK, redisCpu),
                         cost(first(32), Meters.Reading::redisCpuNanos) / 1000),
-                alternatingRatio(coalescedFirst(32), CHECK_THEN_LOCK, 1) <= 0.5);
+                alternatingRatio(coalescedFirst(32), CHECK_THEN_LOCK, Figure.REDIS_CPU) <= 0.5);
         goal("first execution ÷ bare throughput, 32 connections (≥ 0.9)",
                 String.format("%s (repeats: %s, %.0f vs %.0f req/s); old path %s (repeats: %s)",
-                        alternatingSpread(coalescedFirst(32), bare(32), 2), ratioSpread(coalescedFirst(32), bare(32), throughput),
+                        alternatingSpread(coalescedFirst(32), bare(32), Figure.THROUGHPUT), ratioSpread(coalescedFirst(32), bare(32), throughput),
                         throughput(coalescedFirst(32)), throughput(bare(32)),
-                        alternatingSpread(first(32), bare(32), 2), ratioSpread(first(32), bare(32), throughput)),
-                alternatingRatio(coalescedFirst(32), bare(32), 2) >= 0.9);
+                        alternatingSpread(first(32), bare(32), Figure.THROUGHPUT), ratioSpread(first(32), bare(32), throughput)),
+                alternatingRatio(coalescedFirst(32), bare(32), Figure.THROUGHPUT) >= 0.9);
         goal("replay from Redis ÷ bare throughput, 32 connections (≥ 0.95)",
-                String.format("%s (repeats: %s); old path %s (repeats: %s)", alternatingSpread(coalescedFromRedis(32), bare(32), 2),
-                        ratioSpread(coalescedFromRedis(32), bare(32), throughput), alternatingSpread(fromRedis(32), bare(32), 2),
+                String.format("%s (repeats: %s); old path %s (repeats: %s)", alternatingSpread(coalescedFromRedis(32), bare(32), Figure.THROUGHPUT),
+                        ratioSpread(coalescedFromRedis(32), bare(32), throughput), alternatingSpread(fromRedis(32), bare(32), Figure.THROUGHPUT),
                         ratioSpread(fromRedis(32), bare(32), throughput)),
-                alternatingRatio(coalescedFromRedis(32), bare(32), 2) >= 0.95);
+                alternatingRatio(coalescedFromRedis(32), bare(32), Figure.THROUGHPUT) >= 0.95);
         for (String request : List.of("first execution", "replay from Redis")) {
             String old = request.equals("first execution") ? first(1) : fromRedis(1);
             String neu = request.equals("first execution") ? coalescedFirst(1) : coalescedFromRedis(1);
@@ -571,14 +584,11 @@ public final class BenchmarkRun {
             for (Scenario other : others) {
                 LoadGenerator.Result measured = window(other);
                 LoadGenerator.Result after = window(base);
-                double[] ratios = new double[3];
-                List<ToDoubleFunction<LoadGenerator.Result>> figures = List.of(r -> r.perRequest(Meters.Reading::serverCpuNanos),
-                        r -> r.perRequest(Meters.Reading::redisCpuNanos), LoadGenerator.Result::throughput);
-                for (int i = 0; i < ratios.length; i++) {
-                    ToDoubleFunction<LoadGenerator.Result> figure = figures.get(i);
-                    ratios[i] = figure.applyAsDouble(measured) / ((figure.applyAsDouble(before) + figure.applyAsDouble(after)) / 2);
+                for (Figure figure : Figure.values()) {
+                    double around = (figure.of.applyAsDouble(before) + figure.of.applyAsDouble(after)) / 2;
+                    alternated.computeIfAbsent(other.name() + " ÷ " + base.name() + " " + figure, k -> new ArrayList<>())
+                            .add(figure.of.applyAsDouble(measured) / around);
                 }
-                alternated.computeIfAbsent(other.name() + " ÷ " + base.name(), k -> new ArrayList<>()).add(ratios);
                 before = after;
             }
         }
@@ -599,18 +609,18 @@ public final class BenchmarkRun {
     }
 
     /**
-     * The alternating windows' ratio of a figure (0 server CPU, 1 Redis CPU, 2 throughput) of
-     * {@code scenario} to {@code base}'s, the median of the rounds ({@link #alternatingSpread}: with their range).
+     * The alternating windows' ratio of a figure of {@code scenario} to {@code base}'s, the median of
+     * the rounds ({@link #alternatingSpread}: with their range).
      */
-    private double alternatingRatio(String scenario, String base, int figure) {
+    private double alternatingRatio(String scenario, String base, Figure figure) {
         return median(alternatingRatios(scenario, base, figure));
     }
 
-    private List<Double> alternatingRatios(String scenario, String base, int figure) {
-        return alternated.getOrDefault(scenario + " ÷ " + base, List.of()).stream().map(r -> r[figure]).sorted().toList();
+    private List<Double> alternatingRatios(String scenario, String base, Figure figure) {
+        return alternated.getOrDefault(scenario + " ÷ " + base + " " + figure, List.of()).stream().sorted().toList();
     }
 
-    private String alternatingSpread(String scenario, String base, int figure) {
+    private String alternatingSpread(String scenario, String base, Figure figure) {
         List<Double> ratios = alternatingRatios(scenario, base, figure);
         return String.format("%.2f (%.2f–%.2f)", median(ratios), ratios.get(0), ratios.get(ratios.size() - 1));
     }
@@ -1197,7 +1207,7 @@ public final class BenchmarkRun {
                 } finally {
                     load.meter(null);
                 }
-                ToDoubleFunction<LoadGenerator.Result> serverCpu = r -> r.perRequest(Meters.Reading::serverCpuNanos);
+                ToDoubleFunction<LoadGenerator.Result> serverCpu = Figure.SERVER_CPU.of;
                 System.out.printf("%n| encryption at rest, 32 connections, replay cache off | throughput (req/s) | p99 (ms)"
                         + " | server CPU (µs/request) | ÷ without encryption | server allocations (KB/request)"
                         + " | Redis CPU (µs/request) |%n| --- | --- | --- | --- | --- | --- | --- |%n");

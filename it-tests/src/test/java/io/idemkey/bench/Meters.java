@@ -131,8 +131,7 @@ final class Meters implements AutoCloseable {
     /** User and system time of every thread of the process, live or ended ({@code /proc/<pid>/stat} fields 14 and 15). */
     static long cpuNanos(long pid) {
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // from field 3 (state) on
+            String[] fields = statFields(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
             return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * NANOS_PER_TICK;
         } catch (IOException e) {
             throw new UncheckedIOException("no /proc for pid " + pid, e);
@@ -163,6 +162,11 @@ final class Meters implements AutoCloseable {
         return nanos;
     }
 
+    /** The fields of a {@code stat} line from field 3 (state) on: after the name, which may hold spaces. */
+    private static String[] statFields(String stat) {
+        return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    }
+
     private static boolean runsCounted() {
         try {
             return Long.parseLong(Files.readString(Path.of("/proc/thread-self/schedstat")).split(" ")[0]) > 0; // this thread has run
@@ -189,7 +193,7 @@ final class Meters implements AutoCloseable {
                 }
                 String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
                 if (name.contains("CompilerThre")) { // the kernel keeps 15 characters of a thread's name
-                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    String[] fields = statFields(stat);
                     long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
                     Long before = compilerTicks.put(task.getFileName() + "@" + fields[19], ticks); // field 22: start time
                     compiledTicks += ticks - (before == null ? 0 : before);
