@@ -251,7 +251,7 @@ public final class Execution {
             recordedStatus = response.status();
             Instant expiresNoLaterThan = clock.instant().plus(policy.ttl());
             finish("complete", Event.COMPLETED, () -> {
-                boolean completed = store.complete(recordKey, ownerToken, encoded, policy.ttl());
+                boolean completed = store.complete(recordKey, ownerToken, fingerprint, encoded, policy.ttl());
                 if (completed) {
                     replayCache.put(recordKey, fingerprint, response, expiresNoLaterThan);
                 }

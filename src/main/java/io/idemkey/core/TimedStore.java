@@ -48,6 +48,11 @@ public final class TimedStore implements IdempotencyStore {
     }
 
     @Override
+    public boolean complete(String recordKey, String ownerToken, byte[] fingerprint, byte[] response, Duration ttl) {
+        return timed("complete", () -> delegate.complete(recordKey, ownerToken, fingerprint, response, ttl));
+    }
+
+    @Override
     public TransactionalCompletion completeInTransaction(String recordKey, String ownerToken, byte[] response,
                                                          Duration ttl) {
         return timed("complete", () -> delegate.completeInTransaction(recordKey, ownerToken, response, ttl));

@@ -91,6 +91,24 @@ public interface IdempotencyStore extends AutoCloseable {
     boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl);
 
     /**
+     * {@link #complete(String, String, byte[], Duration)}, told also the fingerprint the record was
+     * acquired with, so that a store can recognise its record in progress without reading it first
+     * (the Redis store: one compare-and-set command where Redis has one, instead of a script). The
+     * engine calls this one; this default ignores the fingerprint.
+     *
+     * @return {@code true} if the record is completed with this token's response (now or by an
+     *         earlier call), {@code false} if the lease was lost
+     * @param recordKey the record's key
+     * @param ownerToken the owner token the record was acquired with
+     * @param fingerprint the fingerprint the record was acquired with
+     * @param response the response to replay, stored as it is
+     * @param ttl how long the completed record is kept
+     */
+    default boolean complete(String recordKey, String ownerToken, byte[] fingerprint, byte[] response, Duration ttl) {
+        return complete(recordKey, ownerToken, response, ttl);
+    }
+
+    /**
      * {@link #complete} inside the JTA transaction active on the calling thread, so that the record
      * commits or rolls back together with the method's effects (exactly-once effects when they live
      * in the same database). Stores that keep their records outside the application's transactions

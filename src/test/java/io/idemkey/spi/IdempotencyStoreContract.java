@@ -131,6 +131,15 @@ public abstract class IdempotencyStoreContract {
         return store.acquire(key, fingerprint, owner, LONG_LOCK);
     }
 
+    /**
+     * A completion as the engine makes it: told the fingerprint the record was acquired with (every
+     * record these tests complete was acquired with {@link #FINGERPRINT}; an owner that never
+     * acquired it is refused all the same).
+     */
+    private boolean complete(String key, String owner, byte[] response, Duration ttl) {
+        return store.complete(key, owner, FINGERPRINT, response, ttl);
+    }
+
     private void assertStillInProgress(String key) {
         assertInstanceOf(AcquireResult.InProgress.class, acquire(key, FINGERPRINT, "observer-" + UUID.randomUUID()));
     }
@@ -169,7 +178,7 @@ public abstract class IdempotencyStoreContract {
     void afterCompleteSameFingerprintGetsTheExactResponseBytes() {
         String key = key("complete");
         acquire(key, FINGERPRINT, "owner-1");
-        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+        assertTrue(complete(key, "owner-1", RESPONSE, DAY));
         assertCompletedWith(key, RESPONSE);
         assertCompletedWith(key, RESPONSE);
     }
@@ -178,7 +187,7 @@ public abstract class IdempotencyStoreContract {
     void emptyResponseIsStoredAndReturnedEmpty() {
         String key = key("empty-response");
         acquire(key, FINGERPRINT, "owner-1");
-        assertTrue(store.complete(key, "owner-1", new byte[0], DAY));
+        assertTrue(complete(key, "owner-1", new byte[0], DAY));
         assertCompletedWith(key, new byte[0]);
     }
 
@@ -186,7 +195,7 @@ public abstract class IdempotencyStoreContract {
     void differentFingerprintAfterCompleteIsMismatch() {
         String key = key("mismatch-completed");
         acquire(key, FINGERPRINT, "owner-1");
-        store.complete(key, "owner-1", RESPONSE, DAY);
+        complete(key, "owner-1", RESPONSE, DAY);
         assertInstanceOf(AcquireResult.Mismatch.class, acquire(key, OTHER_FINGERPRINT, "owner-2"));
         assertCompletedWith(key, RESPONSE);
     }
@@ -216,13 +225,13 @@ public abstract class IdempotencyStoreContract {
         awaitExpiry(writtenAt, shortLock,
                 () -> store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK) instanceof AcquireResult.Acquired);
 
-        assertFalse(store.complete(key, "owner-1", "stale".getBytes(), DAY));
+        assertFalse(complete(key, "owner-1", "stale".getBytes(), DAY));
         assertFalse(store.release(key, "owner-1"));
         assertEquals(Renewal.LOST, store.renew(key, "owner-1", LONG_LOCK));
         assertStillInProgress(key);
 
-        assertTrue(store.complete(key, "owner-2", RESPONSE, DAY));
-        assertFalse(store.complete(key, "owner-1", "stale".getBytes(), DAY));
+        assertTrue(complete(key, "owner-2", RESPONSE, DAY));
+        assertFalse(complete(key, "owner-1", "stale".getBytes(), DAY));
         assertFalse(store.release(key, "owner-1"));
         assertCompletedWith(key, RESPONSE);
     }
@@ -231,8 +240,8 @@ public abstract class IdempotencyStoreContract {
     void completedRecordIsFinalButCompletingAgainWithTheSameTokenReportsSuccess() {
         String key = key("completed-is-final");
         acquire(key, FINGERPRINT, "owner-1");
-        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
-        assertTrue(store.complete(key, "owner-1", "second".getBytes(), DAY), "a retried call whose reply was lost");
+        assertTrue(complete(key, "owner-1", RESPONSE, DAY));
+        assertTrue(complete(key, "owner-1", "second".getBytes(), DAY), "a retried call whose reply was lost");
         assertFalse(store.release(key, "owner-1"));
         assertEquals(Renewal.LOST, store.renew(key, "owner-1", LONG_LOCK));
         assertCompletedWith(key, RESPONSE);
@@ -242,17 +251,17 @@ public abstract class IdempotencyStoreContract {
     void anotherTokenCannotCompleteReleaseOrRenewARunningRecord() {
         String key = key("not-the-owner");
         acquire(key, FINGERPRINT, "owner-1");
-        assertFalse(store.complete(key, "intruder", "x".getBytes(), DAY));
+        assertFalse(complete(key, "intruder", "x".getBytes(), DAY));
         assertFalse(store.release(key, "intruder"));
         assertEquals(Renewal.LOST, store.renew(key, "intruder", LONG_LOCK));
         assertStillInProgress(key);
-        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+        assertTrue(complete(key, "owner-1", RESPONSE, DAY));
     }
 
     @Test
     void completingOrRenewingAnUnknownKeyReportsALostLeaseReleasingItReportsTheKeyFree() {
         String key = key("unknown");
-        assertFalse(store.complete(key, "owner-1", RESPONSE, DAY));
+        assertFalse(complete(key, "owner-1", RESPONSE, DAY));
         assertEquals(Renewal.LOST, store.renew(key, "owner-1", LONG_LOCK));
         assertTrue(store.release(key, "owner-1"), "the key is free, which is what release is for");
         assertInstanceOf(AcquireResult.Acquired.class, acquire(key, FINGERPRINT, "owner-2"));
@@ -275,7 +284,7 @@ public abstract class IdempotencyStoreContract {
         acquire(key, FINGERPRINT, "owner-1");
         Duration shortTtl = shortTtl();
         long writtenAt = System.nanoTime();
-        assertTrue(store.complete(key, "owner-1", RESPONSE, shortTtl));
+        assertTrue(complete(key, "owner-1", RESPONSE, shortTtl));
         awaitExpiry(writtenAt, shortTtl,
                 () -> store.acquire(key, FINGERPRINT, "owner-2", LONG_LOCK) instanceof AcquireResult.Acquired);
     }
@@ -285,7 +294,7 @@ public abstract class IdempotencyStoreContract {
         String key = key("ttl-replaces-lock");
         Duration shortLock = shortTtl();
         store.acquire(key, FINGERPRINT, "owner-1", shortLock);
-        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+        assertTrue(complete(key, "owner-1", RESPONSE, DAY));
         passTime(shortLock.plus(shortLock));
         assertCompletedWith(key, RESPONSE);
     }
@@ -299,7 +308,7 @@ public abstract class IdempotencyStoreContract {
         AcquireResult.InProgress inProgress = assertInstanceOf(AcquireResult.InProgress.class,
                 acquire(key, FINGERPRINT, "owner-2"));
         assertTrue(inProgress.remainingLease().compareTo(Duration.ofSeconds(30)) > 0, inProgress.toString());
-        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+        assertTrue(complete(key, "owner-1", RESPONSE, DAY));
     }
 
     @Test
@@ -311,7 +320,7 @@ public abstract class IdempotencyStoreContract {
         store.acquire(owned, FINGERPRINT, "owner-1", shortTtl());
         store.acquire(taken, FINGERPRINT, "owner-2", LONG_LOCK);
         store.acquire(completed, FINGERPRINT, "owner-3", LONG_LOCK);
-        assertTrue(store.complete(completed, "owner-3", RESPONSE, DAY));
+        assertTrue(complete(completed, "owner-3", RESPONSE, DAY));
 
         Renewal[] renewed = store.renew(List.of(
                 new Lease(owned, "owner-1", LONG_LOCK),
@@ -336,7 +345,7 @@ public abstract class IdempotencyStoreContract {
         assertInstanceOf(AcquireResult.Acquired.class, acquire(key, FINGERPRINT, "owner-1"));
         assertInstanceOf(AcquireResult.Acquired.class, acquire(key, FINGERPRINT, "owner-1"));
         assertStillInProgress(key);
-        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+        assertTrue(complete(key, "owner-1", RESPONSE, DAY));
         assertCompletedWith(key, RESPONSE);
     }
 
@@ -344,7 +353,7 @@ public abstract class IdempotencyStoreContract {
     void sameTokenDoesNotReacquireACompletedRecord() {
         String key = key("re-acquire-completed");
         acquire(key, FINGERPRINT, "owner-1");
-        store.complete(key, "owner-1", RESPONSE, DAY);
+        complete(key, "owner-1", RESPONSE, DAY);
         AcquireResult again = acquire(key, FINGERPRINT, "owner-1");
         assertArrayEquals(RESPONSE, assertInstanceOf(AcquireResult.Completed.class, again).response());
     }
@@ -353,7 +362,7 @@ public abstract class IdempotencyStoreContract {
     void keysAreIndependent() {
         acquire(key("a"), FINGERPRINT, "owner-a");
         assertInstanceOf(AcquireResult.Acquired.class, acquire(key("b"), OTHER_FINGERPRINT, "owner-b"));
-        assertTrue(store.complete(key("a"), "owner-a", "a".getBytes(), DAY));
+        assertTrue(complete(key("a"), "owner-a", "a".getBytes(), DAY));
         assertTrue(store.release(key("b"), "owner-b"));
         assertCompletedWith(key("a"), "a".getBytes());
     }
@@ -371,7 +380,7 @@ public abstract class IdempotencyStoreContract {
         assertTrue(limited.windowLeft().compareTo(Duration.ofSeconds(55)) > 0
                 && limited.windowLeft().compareTo(Duration.ofSeconds(60)) <= 0, limited.toString());
         assertStillInProgress(key); // not counted: no limit given
-        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY), "the refused request did not touch the record");
+        assertTrue(complete(key, "owner-1", RESPONSE, DAY), "the refused request did not touch the record");
         assertInstanceOf(AcquireResult.RateLimited.class, store.acquire(key, FINGERPRINT, "owner-5", LONG_LOCK, limit),
                 "a completed record is no way round the limit");
         assertCompletedWith(key, RESPONSE);
@@ -474,7 +483,7 @@ public abstract class IdempotencyStoreContract {
                 "lease left " + running.timeLeft());
         assertEquals(0, running.response().length);
 
-        assertTrue(store.complete(key, "owner-1", RESPONSE, DAY));
+        assertTrue(complete(key, "owner-1", RESPONSE, DAY));
         StoreInspection.StoredRecord done = inspection.inspect(key).orElseThrow();
         assertTrue(done.completed());
         assertArrayEquals(FINGERPRINT, done.fingerprint());
@@ -492,13 +501,13 @@ public abstract class IdempotencyStoreContract {
         assertTrue(inspection.inspect(running).isPresent(), "refused: still there");
         assertEquals(StoreInspection.Purge.PURGED, inspection.purge(running, true));
         assertTrue(inspection.inspect(running).isEmpty());
-        assertFalse(store.complete(running, "owner-1", RESPONSE, DAY), "its owner lost the lease");
+        assertFalse(complete(running, "owner-1", RESPONSE, DAY), "its owner lost the lease");
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(running, FINGERPRINT, "owner-2", LONG_LOCK),
                 "a retry runs again");
 
         String done = key("purged-done");
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(done, FINGERPRINT, "owner-1", LONG_LOCK));
-        assertTrue(store.complete(done, "owner-1", RESPONSE, DAY));
+        assertTrue(complete(done, "owner-1", RESPONSE, DAY));
         assertEquals(StoreInspection.Purge.PURGED, inspection.purge(done, false));
         assertEquals(StoreInspection.Purge.ABSENT, inspection.purge(done, false));
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(done, FINGERPRINT, "owner-2", LONG_LOCK),
@@ -518,7 +527,7 @@ public abstract class IdempotencyStoreContract {
         for (int i = 0; i < 4; i++) {
             String key = prefix + "done-" + i;
             assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
-            assertTrue(store.complete(key, "owner", RESPONSE, DAY));
+            assertTrue(complete(key, "owner", RESPONSE, DAY));
         }
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key("elsewhere"), FINGERPRINT, "o", LONG_LOCK));
 

@@ -26,6 +26,16 @@ import static org.awaitility.Awaitility.await;
  */
 public final class RedisServer implements AutoCloseable {
 
+    /**
+     * The program the tests' Redis servers run: {@code redis-server}, or another that speaks its
+     * protocol and takes its options ({@code -Didemkey.redisServer=valkey-server}: the benchmark on
+     * Valkey).
+     */
+    private static final String DEFAULT_EXECUTABLE = System.getProperty("idemkey.redisServer", "redis-server");
+    /** The Valkey the tests of {@code SET ... IFEQ} start (it-tests/install-prerequisites builds it where it is missing). */
+    public static final String VALKEY = "valkey-server";
+
+    private final String executable;
     private final Host host;
     private final int port;
     private final Path directory;
@@ -34,7 +44,8 @@ public final class RedisServer implements AutoCloseable {
     private final List<Socket> fillers = new ArrayList<>();
     private volatile boolean frozen;
 
-    private RedisServer(Host host, int port, List<String> extraArguments) {
+    private RedisServer(String executable, Host host, int port, List<String> extraArguments) {
+        this.executable = executable;
         this.host = host;
         this.port = port;
         this.extraArguments = List.copyOf(extraArguments);
@@ -52,7 +63,16 @@ public final class RedisServer implements AutoCloseable {
 
     /** Starts a new server on {@code host} (a network namespace of the benchmark's, say), with persistence off. */
     public static RedisServer startOn(Host host, String... extraArguments) {
-        RedisServer server = new RedisServer(host, FreePort.next(), List.of(extraArguments));
+        return start(DEFAULT_EXECUTABLE, host, extraArguments);
+    }
+
+    /** Starts a new Valkey ({@value #VALKEY}) on a free port, with persistence off. */
+    public static RedisServer startValkey(String... extraArguments) {
+        return start(VALKEY, Host.LOOPBACK, extraArguments);
+    }
+
+    private static RedisServer start(String executable, Host host, String... extraArguments) {
+        RedisServer server = new RedisServer(executable, host, FreePort.next(), List.of(extraArguments));
         server.startProcess();
         Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
         return server;
@@ -292,7 +312,7 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private synchronized void startProcess() {
-        List<String> command = new ArrayList<>(List.of("redis-server",
+        List<String> command = new ArrayList<>(List.of(executable,
                 "--port", Integer.toString(port), "--bind", host.address(), "--protected-mode", "no",
                 "--save", "", "--appendonly", "no", "--dir", directory.toString(),
                 "--logfile", directory.resolve("redis.log").toString()));
@@ -301,7 +321,7 @@ public final class RedisServer implements AutoCloseable {
             process = new ProcessBuilder(host.command(command)).redirectErrorStream(true)
                     .redirectOutput(directory.resolve("stdout.log").toFile()).start();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start redis-server (is it installed?)", e);
+            throw new UncheckedIOException("cannot start " + executable + " (is it installed? it-tests/install-prerequisites)", e);
         }
         awaitReady();
     }
@@ -310,7 +330,7 @@ public final class RedisServer implements AutoCloseable {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
         while (Instant.now().isBefore(deadline)) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("redis-server exited; see " + directory);
+                throw new IllegalStateException(executable + " exited; see " + directory);
             }
             try (Jedis jedis = client()) {
                 if ("PONG".equals(jedis.ping())) {

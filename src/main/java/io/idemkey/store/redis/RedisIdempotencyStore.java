@@ -103,6 +103,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     private static final byte[] NX = bytes("NX");
     private static final byte[] PX = bytes("PX");
     private static final byte[] GET = bytes("GET");
+    private static final byte[] IFEQ = bytes("IFEQ");
+    /** What a completed record keeps of its owner's token (record.lua). */
+    private static final int KEPT_TOKEN_BYTES = 8;
     private static final List<String> TRANSIENT_REPLIES =
             List.of("READONLY", "LOADING", "OOM", "MASTERDOWN", "TRYAGAIN", "NOAUTH", "NOREPLICAS");
 
@@ -114,6 +117,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     private final LongAdder notReplicated = new LongAdder();
     private final CoalescedCalls coalesced; // null: each call on a connection of its own
     private volatile boolean setGetRefused; // a Redis before 7.0: acquires run the record script
+    private volatile boolean setIfeqRefused; // a Redis without SET ... IFEQ: completions run the record script
     private volatile Runnable whenNotReplicated = () -> { };
     private volatile RedisStoreOptions.Connected connected;
     private boolean closed; // guarded by this
@@ -382,15 +386,86 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
             replies = execute(client -> completionWithWait(keys, argv, null));
         }
         boolean applied = applied(replies.get(0));
-        long acknowledged = (Long) replies.get(1);
-        if (applied && acknowledged < waitReplicas) {
+        if (applied) {
+            checkReplicated(recordKey, (Long) replies.get(1));
+        }
+        return applied;
+    }
+
+    /** A completion fewer than {@code wait-replicas} replicas acknowledged in time is logged and counted. */
+    private void checkReplicated(String recordKey, long acknowledged) {
+        if (acknowledged < waitReplicas) {
             notReplicated.increment();
             whenNotReplicated.run();
             LOG.warning("Idemkey: the completion of the record " + recordKey + " was acknowledged by " + acknowledged
                     + " of the " + waitReplicas + " replicas wanted within " + waitTimeoutMillis + " ms: it is on the master"
                     + " only, and a failover now may forget it (idempotency.redis.wait-replicas)");
         }
-        return applied;
+    }
+
+    /**
+     * The completion as one plain command where Redis has a compare-and-set (Valkey from 8.1, Redis
+     * from 8.4): {@code SET key <completed record> IFEQ <this owner's record in progress> PX <ttl>}
+     * writes only where the key still holds the very record this owner's acquire wrote, which is the
+     * record script's "in progress under this token" branch in one atomic step, without the
+     * script's cost to Redis (docs/performance.md). Where it writes nothing (the lease was lost, or
+     * this owner's completion, sent again after its reply was lost, finds itself done), the script
+     * decides as it always did. A Redis without {@code IFEQ} refuses it as a syntax error, before
+     * it looks at the key: from then on completions run the script alone. With
+     * {@code wait-replicas}, {@code WAIT} follows on the same connection, as after the script.
+     */
+    @Override
+    public boolean complete(String recordKey, String ownerToken, byte[] fingerprint, byte[] response, Duration ttl) {
+        byte[] token = bytes(ownerToken);
+        if (setIfeqRefused || fingerprint.length > 255 || token.length > 255) {
+            return complete(recordKey, ownerToken, response, ttl);
+        }
+        byte[] key = bytes(recordKey);
+        byte[] expected = inProgressRecord(fingerprint, token);
+        byte[] completed = completedRecord(fingerprint, token, response);
+        byte[] px = millis(ttl);
+        Function<Boolean, CoalescedCalls.Request> commands = asking -> pipeline -> {
+            if (asking) {
+                pipeline.sendCommand(Protocol.Command.ASKING, new byte[0][]);
+            }
+            Response<Object> set = pipeline.sendCommand(Protocol.Command.SET, key, completed, IFEQ, expected, PX, px);
+            Response<Long> waited = waitReplicas == 0 ? null : pipeline.waitReplicas(waitReplicas, waitTimeoutMillis);
+            return () -> Arrays.asList(set.get(), waited == null ? null : waited.get());
+        };
+        List<?> replies;
+        try {
+            // a completion that waits for replicas keeps a connection of its own (what its WAIT covers)
+            replies = (List<?>) execute(client -> coalesced == null || waitReplicas > 0 ? onMaster(key, commands)
+                    : coalescedOnMaster(key, commands));
+        } catch (JedisDataException e) {
+            if (!String.valueOf(e.getMessage()).startsWith("ERR syntax error")) {
+                throw e;
+            }
+            setIfeqRefused = true;
+            LOG.info(() -> "Idemkey: Redis at " + description + " refuses SET ... IFEQ (a Redis before 8.4, a Valkey"
+                    + " before 8.1): completions run the record script from now on");
+            return complete(recordKey, ownerToken, response, ttl);
+        }
+        if (replies.get(0) == null) {
+            return complete(recordKey, ownerToken, response, ttl); // not this owner's record in progress: the script tells
+        }
+        if (waitReplicas > 0) {
+            checkReplicated(recordKey, (Long) replies.get(1));
+        }
+        return true;
+    }
+
+    /** A completed record: {@code C}, the fingerprint, the first bytes of the owner token and the response ({@code record.lua}). */
+    private static byte[] completedRecord(byte[] fingerprint, byte[] token, byte[] response) {
+        int kept = Math.min(KEPT_TOKEN_BYTES, token.length);
+        byte[] record = new byte[3 + fingerprint.length + kept + response.length];
+        record[0] = 'C';
+        record[1] = (byte) fingerprint.length;
+        System.arraycopy(fingerprint, 0, record, 2, fingerprint.length);
+        record[2 + fingerprint.length] = (byte) kept;
+        System.arraycopy(token, 0, record, 3 + fingerprint.length, kept);
+        System.arraycopy(response, 0, record, 3 + fingerprint.length + kept, response.length);
+        return record;
     }
 
     /** The completion and {@code WAIT} in one pipeline on a connection to the record's master ({@link #onMaster}): {reply, replicas that acknowledged}. */

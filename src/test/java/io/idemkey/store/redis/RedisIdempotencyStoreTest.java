@@ -52,11 +52,17 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
     /** What the Lua scripts call inside Redis (counted by commandstats, but no round trips). */
     private static final Set<String> COMMANDS_IN_SCRIPTS = Set.of("get", "set", "pexpire", "pttl", "del", "incr");
 
-    private static RedisServer server;
+    /** This class's server (a subclass's {@code startRedis} hides this one's: {@link ValkeyIdempotencyStoreTest}). */
+    static RedisServer server;
 
     @BeforeAll
     static void startRedis() {
         server = RedisServer.start();
+    }
+
+    /** Whether the server has {@code SET ... IFEQ} (Valkey from 8.1, Redis from 8.4; the machine's Redis 7 has not). */
+    protected boolean conditionalSet() {
+        return false;
     }
 
     @AfterAll
@@ -215,6 +221,40 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         });
         assertEquals(List.of("set", "pttl", "evalsha"), sent.commands());
         assertEquals(2, sent.roundTrips(), "round trips");
+    }
+
+    /**
+     * A completion as the engine makes it (told the fingerprint): where Redis has {@code SET ...
+     * IFEQ}, one plain command, no script; where it has not, the first one is refused (a syntax
+     * error, the key untouched) and runs the script, and every completion after it runs the script
+     * alone. Either way the record is completed, and only by its owner.
+     */
+    @Test
+    void aCompletionIsOneConditionalSetWhereRedisHasOneAndTheScriptWhereNot() {
+        warmUp();
+        try (IdempotencyStore fresh = RedisIdempotencyStore.open(options())) {
+            String key = key("conditional-set");
+            assertInstanceOf(AcquireResult.Acquired.class, fresh.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK));
+            assertFalse(fresh.complete(key, "owner-2", FINGERPRINT, RESPONSE, DAY), "another owner");
+            Sent first = sent(() -> assertTrue(fresh.complete(key, "owner-1", FINGERPRINT, RESPONSE, DAY)));
+            assertEquals(conditionalSet() ? List.of("set") : List.of("evalsha"), first.commands(),
+                    "after the other owner's completion (where Redis refused IFEQ then, the refusal is remembered)");
+            assertEquals(1, first.roundTrips(), "round trips");
+            assertTrue(pttl(key) > LONG_LOCK.toMillis(), "the completed record's TTL: " + pttl(key) + " ms");
+            AcquireResult replay = fresh.acquire(key, FINGERPRINT, "owner-3", LONG_LOCK);
+            assertArrayEquals(RESPONSE, ((AcquireResult.Completed) replay).response());
+            assertTrue(fresh.complete(key, "owner-1", FINGERPRINT, "again".getBytes(), DAY),
+                    "sent again after its reply was lost: done already");
+            assertArrayEquals(RESPONSE, ((AcquireResult.Completed) fresh.acquire(key, FINGERPRINT, "owner-4", LONG_LOCK))
+                    .response(), "the first response stays");
+        }
+        try (IdempotencyStore fresh = RedisIdempotencyStore.open(options())) {
+            String key = key("conditional-set-refused");
+            fresh.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK);
+            Sent first = sent(() -> assertTrue(fresh.complete(key, "owner-1", FINGERPRINT, RESPONSE, DAY)));
+            assertEquals(conditionalSet() ? List.of("set") : List.of("set", "evalsha"), first.commands());
+            assertEquals(conditionalSet() ? 1 : 2, first.roundTrips(), "round trips");
+        }
     }
 
     @Test

@@ -1,0 +1,22 @@
+package io.idemkey.store.redis;
+
+import io.idemkey.testing.RedisServer;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * {@link RedisIdempotencyStoreTest} on Valkey 8.1, whose {@code SET ... IFEQ} completes a record in
+ * one plain command instead of the record script (it-tests/install-prerequisites builds Valkey where
+ * the machine has none): the store contract, the round trips, the outages.
+ */
+class ValkeyIdempotencyStoreTest extends RedisIdempotencyStoreTest {
+
+    @BeforeAll
+    static void startRedis() { // hides RedisIdempotencyStoreTest's: this class runs on Valkey
+        server = RedisServer.startValkey();
+    }
+
+    @Override
+    protected boolean conditionalSet() {
+        return true;
+    }
+}
