@@ -87,10 +87,22 @@
  * nothing, so the pair is lua_acquire's branch taken at the renewal's moment, or, when the lease was
  * lost in between, no step at all before the next acquire: both sequences the model already runs.
  *
+ * Where Redis has SET ... IFEQ (Valkey from 8.1, Redis from 8.4), the Redis store completes with
+ * SET key <completed record> IFEQ <its own record in progress> PX <TTL> first instead of
+ * record.lua's complete (issue 30: the script's cost to Redis). It writes exactly where the key
+ * holds this owner's record in progress (the record names the owner token, and a token is acquired
+ * with one fingerprint), which is lua_complete's completing branch, in one atomic step, with the
+ * same completed record and TTL; anywhere else it writes and changes nothing, and the store then
+ * runs lua_complete itself, whose answer (completed by this token before, or the lease lost) is the
+ * answer. So the pair is lua_complete's completing branch, or no step followed by lua_complete:
+ * both sequences the model already runs. A Redis without IFEQ refuses the command as a syntax error
+ * before it looks at the key: no step. A WAIT follows whichever step wrote on its connection: the
+ * SET ... IFEQ, or the script's rewrite of a record this owner completed before.
+ *
  * The Redis store's coalescing path (idempotency.redis.coalesce, CoalescedCalls) changes how calls
  * travel, not what runs, so the Redis configurations above hold for it unchanged:
- *   - each call in a batch is still its own command (a script call, or an acquire's SET and PTTL,
- *     which are written together), run by Redis alone and atomically
+ *   - each call in a batch is still its own command (a script call, an acquire's SET and PTTL,
+ *     which are written together, or a completion's SET ... IFEQ), run by Redis alone and atomically
  *     (one lua_* step here), in the pipeline's order; a pipeline is not a transaction (no MULTI), so
  *     no call's effect or reply depends on another's. Calls of different servers that travel
  *     together run in some order, and the model already tries every order of the servers' steps;
@@ -104,7 +116,8 @@
  *     batch that timed out fails unsent: CALL_DOWN. One batch's failure is thus several servers'
  *     calls failing at once: several faults, which the model covers when MAXFAULT allows as many
  *     (model/verify -DLOCK=1 -DMAXCRASH=0 -DMAXFAULT=2: two servers' calls failed in one run);
- *   - fencing is record.lua's compare-and-set on the owner token, unchanged; a completion that
+ *   - fencing is record.lua's compare-and-set on the owner token, unchanged, or SET ... IFEQ's on
+ *     the owner's whole record in progress (above), which holds the token; a completion that
  *     waits for replicas (WAIT) is not coalesced: it keeps a connection of its own, so what its
  *     WAIT covers (every write on that connection before it) is what it covered before;
  *   - a batch that waits for company (idempotency.redis.coalesce-linger-us, at most 10 ms, only

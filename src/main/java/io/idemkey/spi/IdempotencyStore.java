@@ -94,7 +94,8 @@ public interface IdempotencyStore extends AutoCloseable {
      * {@link #complete(String, String, byte[], Duration)}, told also the fingerprint the record was
      * acquired with, so that a store can recognise its record in progress without reading it first
      * (the Redis store: one compare-and-set command where Redis has one, instead of a script). The
-     * engine calls this one; this default ignores the fingerprint.
+     * engine calls this one; this default ignores the fingerprint. A store that delegates to another
+     * should pass this call on as it is, or the other store never sees the fingerprint.
      *
      * @return {@code true} if the record is completed with this token's response (now or by an
      *         earlier call), {@code false} if the lease was lost

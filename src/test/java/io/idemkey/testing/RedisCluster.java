@@ -22,9 +22,12 @@ public final class RedisCluster implements AutoCloseable {
 
     private final List<RedisServer> nodes = new ArrayList<>();
     private final Duration nodeTimeout;
+    /** The nodes' program ({@link RedisServer#startProgram}), or null: the tests' default. */
+    private final String program;
 
-    private RedisCluster(Duration nodeTimeout) {
+    private RedisCluster(Duration nodeTimeout, String program) {
         this.nodeTimeout = nodeTimeout;
+        this.program = program;
     }
 
     /**
@@ -34,8 +37,9 @@ public final class RedisCluster implements AutoCloseable {
     private RedisServer startNode() {
         for (int attempt = 1; ; attempt++) {
             try {
-                return RedisServer.start("--cluster-enabled", "yes", "--cluster-port", Integer.toString(FreePort.next()),
-                        "--cluster-node-timeout", Long.toString(nodeTimeout.toMillis()));
+                String[] arguments = {"--cluster-enabled", "yes", "--cluster-port", Integer.toString(FreePort.next()),
+                        "--cluster-node-timeout", Long.toString(nodeTimeout.toMillis())};
+                return program == null ? RedisServer.start(arguments) : RedisServer.startProgram(program, arguments);
             } catch (IllegalStateException exited) {
                 if (attempt == 3) {
                     throw exited;
@@ -71,7 +75,16 @@ public final class RedisCluster implements AutoCloseable {
      * (its replica takes over soon after): 2 s by default; a long one keeps a frozen master in place.
      */
     public static RedisCluster start(int masters, Duration nodeTimeout) {
-        RedisCluster cluster = new RedisCluster(nodeTimeout);
+        return start(masters, nodeTimeout, null);
+    }
+
+    /** A cluster of Valkey nodes ({@link RedisServer#VALKEY}: {@code SET ... IFEQ}), as {@link #start(int)}. */
+    public static RedisCluster startValkey(int masters) {
+        return start(masters, Duration.ofSeconds(2), RedisServer.VALKEY);
+    }
+
+    private static RedisCluster start(int masters, Duration nodeTimeout, String program) {
+        RedisCluster cluster = new RedisCluster(nodeTimeout, program);
         try {
             for (int i = 0; i < masters * 2; i++) {
                 cluster.nodes.add(cluster.startNode());

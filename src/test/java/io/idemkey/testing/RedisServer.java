@@ -27,13 +27,18 @@ import static org.awaitility.Awaitility.await;
 public final class RedisServer implements AutoCloseable {
 
     /**
-     * The program the tests' Redis servers run: {@code redis-server}, or another that speaks its
-     * protocol and takes its options ({@code -Didemkey.redisServer=valkey-server}: the benchmark on
-     * Valkey).
+     * The Valkey (8.1 or later: {@code SET ... IFEQ}) the tests start: the one
+     * it-tests/install-prerequisites builds for them where the machine has none, else
+     * {@code valkey-server} on the PATH.
      */
-    private static final String DEFAULT_EXECUTABLE = System.getProperty("idemkey.redisServer", "redis-server");
-    /** The Valkey the tests of {@code SET ... IFEQ} start (it-tests/install-prerequisites builds it where it is missing). */
-    public static final String VALKEY = "valkey-server";
+    public static final String VALKEY = Files.isExecutable(Path.of("/usr/local/libexec/idemkey/valkey-server"))
+            ? "/usr/local/libexec/idemkey/valkey-server" : "valkey-server";
+    /**
+     * The program the tests' Redis servers run: {@code redis-server}, or another that speaks its
+     * protocol and takes its options ({@code -Didemkey.redisServer=valkey}: {@link #VALKEY}, the
+     * benchmark on Valkey).
+     */
+    private static final String DEFAULT_EXECUTABLE = program(System.getProperty("idemkey.redisServer", "redis-server"));
 
     private final String executable;
     private final Host host;
@@ -66,9 +71,19 @@ public final class RedisServer implements AutoCloseable {
         return start(DEFAULT_EXECUTABLE, host, extraArguments);
     }
 
-    /** Starts a new Valkey ({@value #VALKEY}) on a free port, with persistence off. */
+    /** The program a name stands for: {@code valkey} is {@link #VALKEY}, any other name or path itself. */
+    public static String program(String name) {
+        return name.equals("valkey") ? VALKEY : name;
+    }
+
+    /** Starts a new Valkey ({@link #VALKEY}) on a free port, with persistence off. */
     public static RedisServer startValkey(String... extraArguments) {
-        return start(VALKEY, Host.LOOPBACK, extraArguments);
+        return startProgram(VALKEY, extraArguments);
+    }
+
+    /** Starts {@code program} (a Redis server: {@code redis-server}, {@link #VALKEY}) on a free port, with persistence off. */
+    public static RedisServer startProgram(String program, String... extraArguments) {
+        return start(program, Host.LOOPBACK, extraArguments);
     }
 
     private static RedisServer start(String executable, Host host, String... extraArguments) {

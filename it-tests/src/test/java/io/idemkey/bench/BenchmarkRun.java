@@ -1359,7 +1359,7 @@ public final class BenchmarkRun {
     }
 
     private void print(Duration took, String loadBefore) {
-        System.out.printf("%nIdemkey benchmark, %s, %s; Payara Micro 6.2025.10, Redis %s; %d repeats of %d s%n%n"
+        System.out.printf("%nIdemkey benchmark, %s, %s; Payara Micro 6.2025.10, %s; %d repeats of %d s%n%n"
                         + "| figure (target) | measured | met? |%n| --- | --- | --- |%n", LocalDate.now(), machine(), redisVersion(),
                 REPEATS, MEASURED.toSeconds());
         table.forEach((figure, value) -> System.out.printf("| %s | %s |%n", figure, value));
@@ -1399,14 +1399,16 @@ public final class BenchmarkRun {
                 + ", Java " + System.getProperty("java.version");
     }
 
+    /** The Redis the run's servers are ({@code -Dbench.redisServer}, as {@code --version} says it): "Redis 7.0.15", "Valkey 8.1.1". */
     private static String redisVersion() {
+        String program = RedisServer.program(System.getProperty("idemkey.redisServer", "redis-server"));
         try {
-            Process version = new ProcessBuilder("redis-server", "--version").start();
+            Process version = new ProcessBuilder(program, "--version").start();
             String text = new String(version.getInputStream().readAllBytes());
             int v = text.indexOf("v=");
-            return v < 0 ? "?" : text.substring(v + 2, text.indexOf(' ', v));
+            return text.split(" ", 2)[0] + " " + (v < 0 ? "?" : text.substring(v + 2, text.indexOf(' ', v)));
         } catch (IOException e) {
-            return "?";
+            return program + " ?";
         }
     }
 

@@ -34,11 +34,12 @@ final class Meters implements AutoCloseable {
      * One reading; {@link #minus} gives what a window cost. Redis's command time comes in three
      * parts: scripts ({@code EVAL}, {@code EVALSHA}), the commands scripts call ({@code GET},
      * {@code SET}, ...: counted on their own too, and inside their script's time), and the rest;
-     * {@code SET}'s time and calls and {@code PTTL}'s calls are kept apart ({@link #redisCommandMicros}).
+     * {@code SET}'s time and calls, {@code PTTL}'s calls and the scripts' calls are kept apart
+     * ({@link #redisCommandMicros}).
      */
     record Reading(long serverCpuNanos, long serverCompilerCpuNanos, long serverAllocatedBytes, long redisCpuNanos,
                    long redisScriptMicros, long redisScriptableMicros, long redisOtherMicros, long redisSocketReads,
-                   long redisSetMicros, long redisSetCalls, long redisPttlCalls) {
+                   long redisSetMicros, long redisSetCalls, long redisPttlCalls, long redisScriptCalls) {
 
         Reading minus(Reading before) {
             return new Reading(serverCpuNanos - before.serverCpuNanos,
@@ -47,22 +48,25 @@ final class Meters implements AutoCloseable {
                     redisCpuNanos - before.redisCpuNanos, redisScriptMicros - before.redisScriptMicros,
                     redisScriptableMicros - before.redisScriptableMicros, redisOtherMicros - before.redisOtherMicros,
                     redisSocketReads - before.redisSocketReads, redisSetMicros - before.redisSetMicros,
-                    redisSetCalls - before.redisSetCalls, redisPttlCalls - before.redisPttlCalls);
+                    redisSetCalls - before.redisSetCalls, redisPttlCalls - before.redisPttlCalls,
+                    redisScriptCalls - before.redisScriptCalls);
         }
 
         /**
          * The time Redis spent in the commands clients sent, in a window: where scripts ran, their time
-         * (which holds the commands they called) and the rest; elsewhere every command's. An acquire
-         * is a {@code SET} and a {@code PTTL} the store sends itself, and the completion script calls
-         * {@code SET} too, which {@code INFO commandstats} does not tell apart: the acquires' share of
-         * the window's {@code SET} time is taken as their share of its calls (one {@code SET} per
-         * {@code PTTL}; no script calls {@code PTTL} on the benchmark's paths), and counted with the rest.
+         * (which holds the commands they called) and the rest; elsewhere every command's. The store
+         * sends {@code SET} itself (an acquire's, beside its {@code PTTL}; a completion's {@code SET ...
+         * IFEQ} where Redis has it) and its scripts call it too, which {@code INFO commandstats} does
+         * not tell apart: the {@code SET}s beyond one per {@code PTTL} (no script calls {@code PTTL}
+         * on the benchmark's paths) are taken as the scripts' up to one per script call (none calls
+         * more), the rest as the store's own, and the {@code SET} time is shared by calls.
          */
         long redisCommandMicros() {
-            long acquires = redisSetCalls <= 0 ? 0 : redisSetMicros * Math.min(redisPttlCalls, redisSetCalls) / redisSetCalls;
-            long other = redisOtherMicros + acquires;
-            return redisScriptMicros > 0 ? redisScriptMicros + other
-                    : redisScriptableMicros + redisSetMicros - acquires + other;
+            long acquires = Math.min(redisPttlCalls, redisSetCalls);
+            long inScripts = Math.min(redisSetCalls - acquires, redisScriptCalls);
+            long ownSets = redisSetCalls <= 0 ? 0 : redisSetMicros * (redisSetCalls - inScripts) / redisSetCalls;
+            return redisScriptMicros > 0 ? redisScriptMicros + redisOtherMicros + ownSets
+                    : redisScriptableMicros + redisSetMicros + redisOtherMicros;
         }
     }
 
@@ -123,9 +127,10 @@ final class Meters implements AutoCloseable {
     Reading read() {
         long[] ids = threads.getAllThreadIds();
         long allocated = Arrays.stream(threads.getThreadAllocatedBytes(ids)).filter(bytes -> bytes > 0).sum();
-        long[] commands = redis == null ? new long[6] : commandMicros();
+        long[] commands = redis == null ? new long[7] : commandMicros();
         return new Reading(cpuNanos(serverPid), compilerCpuNanos(serverPid), allocated, redisPid == 0 ? 0 : runNanos(redisPid),
-                commands[0], commands[1], commands[2], redis == null ? 0 : socketReads(), commands[3], commands[4], commands[5]);
+                commands[0], commands[1], commands[2], redis == null ? 0 : socketReads(), commands[3], commands[4], commands[5],
+                commands[6]);
     }
 
     /** User and system time of every thread of the process, live or ended ({@code /proc/<pid>/stat} fields 14 and 15). */
@@ -211,7 +216,7 @@ final class Meters implements AutoCloseable {
      * PTTL's calls}.
      */
     private long[] commandMicros() {
-        long[] micros = new long[6];
+        long[] micros = new long[7]; // script, scriptable, other micros; SET micros and calls; PTTL calls; script calls
         for (String line : redis.info("commandstats").split("\\r?\\n")) {
             int at = line.indexOf("usec=");
             if (!line.startsWith("cmdstat_") || line.startsWith("cmdstat_info:") || at < 0) {
@@ -229,6 +234,9 @@ final class Meters implements AutoCloseable {
                 micros[5] += calls;
             } else {
                 micros[SCRIPTS.contains(command) ? 0 : CALLED_BY_SCRIPTS.contains(command) ? 1 : 2] += usec;
+                if (SCRIPTS.contains(command)) {
+                    micros[6] += calls;
+                }
             }
         }
         return micros;

@@ -53,7 +53,10 @@ import java.util.logging.Logger;
  * acquire cannot race, and complete, release and renew are compare-and-set on the owner token;
  * except an acquire without a rate limit, which is two plain commands in one round trip, whose
  * decision is as atomic and which cost Redis about half of the script's work
- * ({@link #acquire(String, byte[], String, Duration)}; a Redis before 7.0 gets the script). A
+ * ({@link #acquire(String, byte[], String, Duration)}; a Redis before 7.0 gets the script), and a
+ * completion told the fingerprint where Redis has {@code SET ... IFEQ} (Valkey from 8.1, Redis from
+ * 8.4), which is that one command, and the script only where it wrote nothing
+ * ({@link #complete(String, String, byte[], byte[], Duration)}). A
  * record is one compact string that Redis expires itself ({@code PX}); with a rate limit, a key's
  * request counter lives beside it, in the same cluster slot, for its window. Each script touches
  * only the keys it is given, so in a cluster it runs on the record's slot's master; a node that
@@ -435,19 +438,24 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
         List<?> replies;
         try {
             // a completion that waits for replicas keeps a connection of its own (what its WAIT covers)
-            replies = (List<?>) execute(client -> coalesced == null || waitReplicas > 0 ? onMaster(key, commands)
-                    : coalescedOnMaster(key, commands));
+            replies = (List<?>) execute(client -> writeRefused(() -> coalesced == null || waitReplicas > 0
+                    ? onMaster(key, commands) : coalescedOnMaster(key, commands)));
         } catch (JedisDataException e) {
-            if (!String.valueOf(e.getMessage()).startsWith("ERR syntax error")) {
-                throw e;
+            // an error reply wrote nothing: a Redis without IFEQ (a syntax error; a proxy may word it
+            // otherwise) from now on, anything else (a key holding no string) for this call, runs the script
+            String message = String.valueOf(e.getMessage());
+            if (message.startsWith("ERR")) {
+                setIfeqRefused = true;
+                LOG.info(() -> "Idemkey: Redis at " + description + " refuses SET ... IFEQ (" + message + "; a Redis before"
+                        + " 8.4, a Valkey before 8.1): completions run the record script from now on");
             }
-            setIfeqRefused = true;
-            LOG.info(() -> "Idemkey: Redis at " + description + " refuses SET ... IFEQ (a Redis before 8.4, a Valkey"
-                    + " before 8.1): completions run the record script from now on");
             return complete(recordKey, ownerToken, response, ttl);
         }
-        if (replies.get(0) == null) {
-            return complete(recordKey, ownerToken, response, ttl); // not this owner's record in progress: the script tells
+        if (replies == null || replies.get(0) == null) {
+            // refused for now (out of memory, too few replicas: the script writes nothing where it need not),
+            // or not this owner's record in progress (its lease lost, or its own completion sent again,
+            // whose WAIT, if any, waited for this connection's earlier writes): the script tells
+            return complete(recordKey, ownerToken, response, ttl);
         }
         if (waitReplicas > 0) {
             checkReplicated(recordKey, (Long) replies.get(1));

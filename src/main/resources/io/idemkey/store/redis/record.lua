@@ -9,7 +9,10 @@
 -- The store sends an acquire without a rate limit as SET key <record> NX PX <lock TTL> GET and
 -- PTTL key instead (RedisIdempotencyStore.acquire: the same step, cheaper for Redis), and reads the
 -- record it finds in Java (existing(), inProgressRecord()): the layout above is written in both
--- places; this acquire stays for rate-limited acquires and a Redis before 7.0.
+-- places; this acquire stays for rate-limited acquires and a Redis before 7.0. Where Redis has
+-- SET ... IFEQ (Valkey 8.1, Redis 8.4), a completion is SET key <completed record> IFEQ <the owner's
+-- record in progress> PX <TTL> first (RedisIdempotencyStore.complete, completedRecord(): the completed
+-- layout is written in Java too), and this complete only where that wrote nothing.
 --
 -- KEYS[1] the record key; ARGV[1] the operation, then its arguments:
 --   acquire  fingerprint, token, lock TTL (ms)  -> {'A'} | {'M'} | {'P', pttl} | {'C', response, pttl}

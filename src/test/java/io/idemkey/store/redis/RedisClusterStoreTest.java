@@ -33,6 +33,7 @@ import java.util.stream.IntStream;
 import static io.idemkey.testing.Renewals.extended;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,11 +49,17 @@ class RedisClusterStoreTest extends RedisStoreContract {
     /** Commands the test itself sends to reset and read the statistics. */
     private static final Set<String> NOT_THE_STORES = Set.of("info", "config", "client");
 
-    private static RedisCluster cluster;
+    /** This class's cluster (a subclass's {@code startCluster} hides this one's: {@link ValkeyClusterStoreTest}). */
+    static RedisCluster cluster;
 
     @BeforeAll
     static void startCluster() {
         cluster = RedisCluster.start(3);
+    }
+
+    /** Whether the nodes have {@code SET ... IFEQ} (Valkey from 8.1; the machine's Redis 7 has not). */
+    protected boolean conditionalSet() {
+        return false;
     }
 
     @AfterAll
@@ -256,12 +263,24 @@ class RedisClusterStoreTest extends RedisStoreContract {
             RedisCluster.Migration migration = cluster.beginMigration(slot, target);
             assertEquals(4, migration.moveKeys(4)); // half of the keys on the target: ASK for those
             Map<String, Long> sent = clusterCommands(() -> assertArrayEquals(allRenewed, extended(waiting.renew(leases))));
-            assertTrue(sent.getOrDefault("asking", 0L) >= 4, "each key already moved was followed to its new master: " + sent);
-            assertTrue(waiting.complete(keys.get(0), "owner", RESPONSE, DAY), "a completion of a key already moved");
-            assertTrue(waiting.complete(keys.get(7), "owner", RESPONSE, DAY), "a completion of a key not moved yet");
+            // every lease renewed proves each key already moved was followed (its old master answers ASK, never 0);
+            // Redis's MONITOR shows an ASKING for each; Valkey's does not reliably (seen: 1 of 4, then none, with
+            // every lease renewed), nor does its count of rejected commands
+            if (!conditionalSet()) {
+                assertTrue(sent.getOrDefault("asking", 0L) >= 4, "each key already moved was followed to its new master: " + sent);
+            }
+            // completions as the engine makes them (told the fingerprint): on Valkey SET ... IFEQ, followed as the scripts are
+            Map<String, Long> completions = clusterCommands(() -> {
+                assertTrue(waiting.complete(keys.get(0), "owner", FINGERPRINT, RESPONSE, DAY), "a completion of a key already moved");
+                assertTrue(waiting.complete(keys.get(7), "owner", FINGERPRINT, RESPONSE, DAY), "a completion of a key not moved yet");
+            });
             migration.finish(); // the client's slot map is now stale: MOVED
 
-            assertTrue(waiting.complete(keys.get(1), "owner", RESPONSE, DAY), "a completion after the slot moved");
+            completions.putAll(clusterCommands(() ->
+                    assertTrue(waiting.complete(keys.get(1), "owner", FINGERPRINT, RESPONSE, DAY), "a completion after the slot moved")));
+            if (conditionalSet()) { // a SET ... IFEQ that did not follow would fall back to the script, or fail
+                assertFalse(completions.containsKey("evalsha") || completions.containsKey("eval"), "no script: " + completions);
+            }
             assertArrayEquals(new boolean[]{false, false, true, true, true, true, true, false}, extended(waiting.renew(leases)),
                     "the completed keys' leases are over, the others renewed");
             assertEquals(0, waiting.completionsNotReplicated(), "every completion waited for its replica on its master");

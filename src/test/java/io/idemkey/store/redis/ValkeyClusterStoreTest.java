@@ -1,0 +1,22 @@
+package io.idemkey.store.redis;
+
+import io.idemkey.testing.RedisCluster;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * {@link RedisClusterStoreTest} on a cluster of Valkey 8.1 nodes: completions are {@code SET ...
+ * IFEQ} on the record's master, and follow a slot being migrated ({@code ASK}) or moved
+ * ({@code MOVED}), with their {@code WAIT}, as the scripts do.
+ */
+class ValkeyClusterStoreTest extends RedisClusterStoreTest {
+
+    @BeforeAll
+    static void startCluster() { // hides RedisClusterStoreTest's: this class runs on Valkey
+        cluster = RedisCluster.startValkey(3);
+    }
+
+    @Override
+    protected boolean conditionalSet() {
+        return true;
+    }
+}
