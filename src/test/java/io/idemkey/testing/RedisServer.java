@@ -71,9 +71,9 @@ public final class RedisServer implements AutoCloseable {
         return start(DEFAULT_EXECUTABLE, host, extraArguments);
     }
 
-    /** The program a name stands for: {@code valkey} is {@link #VALKEY}, any other name or path itself. */
+    /** The program a name stands for: {@code valkey} is {@link #VALKEY}, blank {@code redis-server}, any other name or path itself. */
     public static String program(String name) {
-        return name.equals("valkey") ? VALKEY : name;
+        return name.isBlank() ? "redis-server" : name.equals("valkey") ? VALKEY : name;
     }
 
     /** Starts a new Valkey ({@link #VALKEY}) on a free port, with persistence off. */

@@ -213,10 +213,10 @@ final class Meters implements AutoCloseable {
     /**
      * What Redis spent in commands so far (less these readings): {scripts' microseconds, those of the
      * commands scripts call but SET, the rest's (PTTL's among them), SET's microseconds, SET's calls,
-     * PTTL's calls}.
+     * PTTL's calls, the scripts' calls}.
      */
     private long[] commandMicros() {
-        long[] micros = new long[7]; // script, scriptable, other micros; SET micros and calls; PTTL calls; script calls
+        long[] micros = new long[7];
         for (String line : redis.info("commandstats").split("\\r?\\n")) {
             int at = line.indexOf("usec=");
             if (!line.startsWith("cmdstat_") || line.startsWith("cmdstat_info:") || at < 0) {

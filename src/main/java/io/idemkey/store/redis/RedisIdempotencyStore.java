@@ -415,7 +415,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
      * this owner's completion, sent again after its reply was lost, finds itself done), the script
      * decides as it always did. A Redis without {@code IFEQ} refuses it as a syntax error, before
      * it looks at the key: from then on completions run the script alone. With
-     * {@code wait-replicas}, {@code WAIT} follows on the same connection, as after the script.
+     * {@code wait-replicas}, {@code WAIT} follows on the same connection, as after the script; where
+     * the command wrote nothing, that {@code WAIT} waits for the connection's earlier writes, and the
+     * script's own {@code WAIT} after it: such a completion (a lost lease, a completion sent again,
+     * one refused for too few replicas) may take up to twice {@code wait-timeout}.
      */
     @Override
     public boolean complete(String recordKey, String ownerToken, byte[] fingerprint, byte[] response, Duration ttl) {
@@ -441,10 +444,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
             replies = (List<?>) execute(client -> writeRefused(() -> coalesced == null || waitReplicas > 0
                     ? onMaster(key, commands) : coalescedOnMaster(key, commands)));
         } catch (JedisDataException e) {
-            // an error reply wrote nothing: a Redis without IFEQ (a syntax error; a proxy may word it
-            // otherwise) from now on, anything else (a key holding no string) for this call, runs the script
+            // an error reply wrote nothing: a Redis without IFEQ (a syntax error; a proxy may say it
+            // knows no such option) from now on, anything else (a key holding no string) for this
+            // call, runs the script
             String message = String.valueOf(e.getMessage());
-            if (message.startsWith("ERR")) {
+            if (message.startsWith("ERR syntax error") || message.startsWith("ERR unknown")
+                    || message.startsWith("ERR unsupported")) {
                 setIfeqRefused = true;
                 LOG.info(() -> "Idemkey: Redis at " + description + " refuses SET ... IFEQ (" + message + "; a Redis before"
                         + " 8.4, a Valkey before 8.1): completions run the record script from now on");

@@ -509,6 +509,36 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
     }
 
     /**
+     * A full Redis refuses a completion's {@code SET ... IFEQ} before it looks at the key: the script
+     * answers for that call (another owner's completion: false, not an outage). A key that holds no
+     * string fails its completion with the script's error and is left as it is. Neither makes the
+     * store give up {@code IFEQ}: where Redis has it, the next completion is one again.
+     */
+    @Test
+    void aCompletionRefusedByAFullRedisOrMeetingAForeignKeyRunsTheScriptForThatCallOnly() {
+        warmUp();
+        String lost = key("oom-lease-lost");
+        store.acquire(lost, FINGERPRINT, "owner-1", LONG_LOCK);
+        try (Jedis jedis = server.client()) {
+            jedis.configSet("maxmemory", "1");
+            jedis.configSet("maxmemory-policy", "noeviction");
+            try {
+                assertFalse(store.complete(lost, "owner-2", FINGERPRINT, RESPONSE, DAY), "not its lease, on a full Redis too");
+            } finally {
+                jedis.configSet("maxmemory", "0");
+            }
+            String foreign = key("oom-foreign");
+            jedis.hset(foreign, "field", "value");
+            assertThrows(RuntimeException.class, () -> store.complete(foreign, "owner-1", FINGERPRINT, RESPONSE, DAY));
+            assertEquals("value", jedis.hget(foreign, "field"), "left as it was");
+        }
+        String key = key("oom-after");
+        store.acquire(key, FINGERPRINT, "owner-1", LONG_LOCK);
+        assertEquals(conditionalSet() ? List.of("set") : List.of("evalsha"),
+                roundTrips(() -> assertTrue(store.complete(key, "owner-1", FINGERPRINT, RESPONSE, DAY))));
+    }
+
+    /**
      * A cluster's topology refresh closes the pool of a node that left the cluster, and a call that
      * is taking a connection from that pool just then gets Jedis's "Could not get a resource from
      * the pool" around the pool's {@code IllegalStateException} (seen once, in a cluster failover
