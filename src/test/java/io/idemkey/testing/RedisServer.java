@@ -71,8 +71,13 @@ public final class RedisServer implements AutoCloseable {
         return start(DEFAULT_EXECUTABLE, host, extraArguments);
     }
 
+    /** The program {@link #start} runs ({@code -Didemkey.redisServer}), as the benchmark names it in its header. */
+    public static String defaultProgram() {
+        return DEFAULT_EXECUTABLE;
+    }
+
     /** The program a name stands for: {@code valkey} is {@link #VALKEY}, blank {@code redis-server}, any other name or path itself. */
-    public static String program(String name) {
+    private static String program(String name) {
         return name.isBlank() ? "redis-server" : name.equals("valkey") ? VALKEY : name;
     }
 

@@ -1402,7 +1402,7 @@ public final class BenchmarkRun {
 
     /** The Redis the run's servers are ({@code -Dbench.redisServer}, as {@code --version} says it): "Redis 7.0.15", "Valkey 8.1.1". */
     private static String redisVersion() {
-        String program = RedisServer.program(System.getProperty("idemkey.redisServer", "redis-server"));
+        String program = RedisServer.defaultProgram();
         try {
             Process version = new ProcessBuilder(program, "--version").start();
             String text = new String(version.getInputStream().readAllBytes());

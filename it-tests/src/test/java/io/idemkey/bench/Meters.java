@@ -232,11 +232,11 @@ final class Meters implements AutoCloseable {
             } else if (command.equals("pttl")) {
                 micros[2] += usec;
                 micros[5] += calls;
+            } else if (SCRIPTS.contains(command)) {
+                micros[0] += usec;
+                micros[6] += calls;
             } else {
-                micros[SCRIPTS.contains(command) ? 0 : CALLED_BY_SCRIPTS.contains(command) ? 1 : 2] += usec;
-                if (SCRIPTS.contains(command)) {
-                    micros[6] += calls;
-                }
+                micros[CALLED_BY_SCRIPTS.contains(command) ? 1 : 2] += usec;
             }
         }
         return micros;

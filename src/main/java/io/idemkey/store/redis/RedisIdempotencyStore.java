@@ -286,12 +286,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
 
     /** An in-progress record: {@code P}, the fingerprint and the owner token, each after its length ({@code record.lua}). */
     private static byte[] inProgressRecord(byte[] fingerprint, byte[] token) {
-        byte[] record = new byte[3 + fingerprint.length + token.length];
-        record[0] = 'P';
+        return record('P', fingerprint, token, token.length, new byte[0]);
+    }
+
+    /** A completed record: {@code C}, the fingerprint, the first bytes of the owner token and the response ({@code record.lua}). */
+    private static byte[] completedRecord(byte[] fingerprint, byte[] token, byte[] response) {
+        return record('C', fingerprint, token, Math.min(KEPT_TOKEN_BYTES, token.length), response);
+    }
+
+    /** A record as {@code record.lua} lays it out: its state, the fingerprint and {@code kept} bytes of the token, each after its length, then the response. */
+    private static byte[] record(char state, byte[] fingerprint, byte[] token, int kept, byte[] response) {
+        byte[] record = new byte[3 + fingerprint.length + kept + response.length];
+        record[0] = (byte) state;
         record[1] = (byte) fingerprint.length;
         System.arraycopy(fingerprint, 0, record, 2, fingerprint.length);
-        record[2 + fingerprint.length] = (byte) token.length;
-        System.arraycopy(token, 0, record, 3 + fingerprint.length, token.length);
+        record[2 + fingerprint.length] = (byte) kept;
+        System.arraycopy(token, 0, record, 3 + fingerprint.length, kept);
+        System.arraycopy(response, 0, record, 3 + fingerprint.length + kept, response.length);
         return record;
     }
 
@@ -423,9 +434,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     @Override
     public boolean complete(String recordKey, String ownerToken, byte[] fingerprint, byte[] response, Duration ttl) {
         byte[] token = bytes(ownerToken);
-        if (setIfeqRefused || fingerprint.length > 255 || token.length > 255) {
-            return complete(recordKey, ownerToken, response, ttl);
+        if (!setIfeqRefused && fingerprint.length <= 255 && token.length <= 255
+                && completedWithoutScript(recordKey, fingerprint, token, response, ttl)) {
+            return true;
         }
+        return complete(recordKey, ownerToken, response, ttl);
+    }
+
+    /**
+     * The {@code SET ... IFEQ} of {@link #complete(String, String, byte[], byte[], Duration)}: true if
+     * it completed the record, false where it wrote nothing or was refused (the script decides).
+     */
+    private boolean completedWithoutScript(String recordKey, byte[] fingerprint, byte[] token, byte[] response,
+                                           Duration ttl) {
         byte[] key = bytes(recordKey);
         byte[] expected = inProgressRecord(fingerprint, token);
         byte[] completed = completedRecord(fingerprint, token, response);
@@ -454,31 +475,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
                 LOG.info(() -> "Idemkey: Redis at " + description + " refuses SET ... IFEQ (" + message + "; a Redis before"
                         + " 8.4, a Valkey before 8.1): completions run the record script from now on");
             }
-            return complete(recordKey, ownerToken, response, ttl);
+            return false;
         }
         if (replies == null || replies.get(0) == null) {
             // refused for now (out of memory, too few replicas: the script writes nothing where it need not),
             // or not this owner's record in progress (its lease lost, or its own completion sent again,
             // whose WAIT, if any, waited for this connection's earlier writes): the script tells
-            return complete(recordKey, ownerToken, response, ttl);
+            return false;
         }
         if (waitReplicas > 0) {
             checkReplicated(recordKey, (Long) replies.get(1));
         }
         return true;
-    }
-
-    /** A completed record: {@code C}, the fingerprint, the first bytes of the owner token and the response ({@code record.lua}). */
-    private static byte[] completedRecord(byte[] fingerprint, byte[] token, byte[] response) {
-        int kept = Math.min(KEPT_TOKEN_BYTES, token.length);
-        byte[] record = new byte[3 + fingerprint.length + kept + response.length];
-        record[0] = 'C';
-        record[1] = (byte) fingerprint.length;
-        System.arraycopy(fingerprint, 0, record, 2, fingerprint.length);
-        record[2 + fingerprint.length] = (byte) kept;
-        System.arraycopy(token, 0, record, 3 + fingerprint.length, kept);
-        System.arraycopy(response, 0, record, 3 + fingerprint.length + kept, response.length);
-        return record;
     }
 
     /** The completion and {@code WAIT} in one pipeline on a connection to the record's master ({@link #onMaster}): {reply, replicas that acknowledged}. */
