@@ -52,7 +52,7 @@ class RedisReplicatedCompletionTest {
     private final String namespace = "replicated:" + UUID.randomUUID() + ":";
 
     /**
-     * On Redis 7 the completion is the record script; on Valkey 8.1 one {@code SET ... IFEQ}
+     * On Redis 7 the completion is the record script; on Valkey (8.1 or later) one {@code SET ... IFEQ}
      * (the engine's call, told the fingerprint): {@code WAIT} follows it in the same round trip.
      */
     @ParameterizedTest(name = "on Valkey: {0}")
@@ -329,7 +329,7 @@ class RedisReplicatedCompletionTest {
         }
     }
 
-    /** A Redis 7 or a Valkey 8.1 (which has {@code SET ... IFEQ}). */
+    /** A Redis 7 or a Valkey 8.1 or later (which has {@code SET ... IFEQ}). */
     private static RedisServer start(boolean valkey, String... arguments) {
         return valkey ? RedisServer.startValkey(arguments) : RedisServer.start(arguments);
     }

@@ -4,7 +4,7 @@ import io.idemkey.testing.RedisCluster;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * {@link RedisClusterStoreTest} on a cluster of Valkey 8.1 nodes: completions are {@code SET ...
+ * {@link RedisClusterStoreTest} on a cluster of Valkey nodes (8.1 or later): completions are {@code SET ...
  * IFEQ} on the record's master, and follow a slot being migrated ({@code ASK}) or moved
  * ({@code MOVED}), with their {@code WAIT}, as the scripts do.
  */
