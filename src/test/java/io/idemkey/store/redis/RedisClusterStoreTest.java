@@ -353,7 +353,8 @@ class RedisClusterStoreTest extends RedisStoreContract {
         assertEquals(8, migration.moveKeys(8)); // half of the acquired keys on the target: ASK for those, and for new keys
         ExecutorService callers = Executors.newFixedThreadPool(16);
         try {
-            Map<String, Long> sent = clusterCommands(() -> {
+            // counted by INFO commandstats, not MONITOR, whose feed on Valkey misses commands (see above)
+            Map<String, Long> calls = clusterCommandCalls(() -> {
                 List<Future<String>> outcomes = new ArrayList<>();
                 for (int i = 0; i < 16; i++) {
                     String done = completing.get(i);
@@ -369,9 +370,9 @@ class RedisClusterStoreTest extends RedisStoreContract {
                     }
                 }
             });
-            assertTrue(sent.getOrDefault("asking", 0L) >= 8, "the calls on keys already moved were followed: " + sent);
+            assertTrue(calls.getOrDefault("asking", 0L) >= 8, "the calls on keys already moved were followed: " + calls);
             if (conditionalSet()) { // each SET ... IFEQ followed too, in a batch or alone: one that did not would fall back to the script
-                assertFalse(sent.containsKey("evalsha") || sent.containsKey("eval"), "no script: " + sent);
+                assertEquals(0L, calls.getOrDefault("evalsha", 0L) + calls.getOrDefault("eval", 0L), "no script: " + calls);
             }
             migration.finish(); // the store's slot map is now stale: MOVED
 
@@ -424,6 +425,20 @@ class RedisClusterStoreTest extends RedisStoreContract {
             sent.put("rejected", rejected);
         }
         return sent;
+    }
+
+    /**
+     * The calls per command the cluster's masters ran while {@code operations} ran, summed
+     * ({@code INFO commandstats}: a script's own commands counted too, a command a master refused
+     * with a redirection not).
+     */
+    private static Map<String, Long> clusterCommandCalls(Runnable operations) {
+        List<RedisServer> masters = cluster.masters();
+        masters.forEach(RedisServer::resetStats);
+        operations.run();
+        Map<String, Long> calls = new HashMap<>();
+        masters.forEach(master -> master.commandCalls().forEach((command, count) -> calls.merge(command, count, Long::sum)));
+        return calls;
     }
 
     /** How often each master read from a client socket while {@code operations} ran: the round trips, at least. */
