@@ -78,9 +78,9 @@ public final class RedisCluster implements AutoCloseable {
         return start(masters, nodeTimeout, null);
     }
 
-    /** A cluster of Valkey nodes ({@link RedisServer#VALKEY}: {@code SET ... IFEQ}), as {@link #start(int)}. */
-    public static RedisCluster startValkey(int masters) {
-        return start(masters, Duration.ofSeconds(2), RedisServer.VALKEY);
+    /** A cluster of nodes that run {@code program} ({@link RedisServer#VALKEY}, {@link RedisServer#REDIS_8}: {@code SET ... IFEQ}), as {@link #start(int)}. */
+    public static RedisCluster start(int masters, String program) {
+        return start(masters, Duration.ofSeconds(2), program);
     }
 
     private static RedisCluster start(int masters, Duration nodeTimeout, String program) {

@@ -31,12 +31,16 @@ public final class RedisServer implements AutoCloseable {
      * it-tests/install-prerequisites builds for them where the machine has none, else
      * {@code valkey-server} on the PATH.
      */
-    public static final String VALKEY = Files.isExecutable(Path.of("/usr/local/libexec/idemkey/valkey-server"))
-            ? "/usr/local/libexec/idemkey/valkey-server" : "valkey-server";
+    public static final String VALKEY = installedForTheTests("valkey-server");
+    /**
+     * The Redis 8.4 or later ({@code SET ... IFEQ}; the machine's {@code redis-server} is 7) the tests
+     * start: the one it-tests/install-prerequisites builds for them, else {@code redis-server} on the PATH.
+     */
+    public static final String REDIS_8 = installedForTheTests("redis-server");
     /**
      * The program the tests' Redis servers run: {@code redis-server}, or another that speaks its
      * protocol and takes its options ({@code -Didemkey.redisServer=valkey}: {@link #VALKEY}, the
-     * benchmark on Valkey).
+     * benchmark on Valkey; {@code redis8}: {@link #REDIS_8}).
      */
     private static final String DEFAULT_EXECUTABLE = program(System.getProperty("idemkey.redisServer", "redis-server"));
 
@@ -76,17 +80,26 @@ public final class RedisServer implements AutoCloseable {
         return DEFAULT_EXECUTABLE;
     }
 
-    /** The program a name stands for: {@code valkey} is {@link #VALKEY}, blank {@code redis-server}, any other name or path itself. */
+    /**
+     * The program a name stands for: {@code valkey} is {@link #VALKEY}, {@code redis8}
+     * {@link #REDIS_8}, blank {@code redis-server}, any other name or path itself.
+     */
     private static String program(String name) {
-        return name.isBlank() ? "redis-server" : name.equals("valkey") ? VALKEY : name;
+        return switch (name.strip()) {
+            case "" -> "redis-server";
+            case "valkey" -> VALKEY;
+            case "redis8" -> REDIS_8;
+            default -> name;
+        };
     }
 
-    /** Starts a new Valkey ({@link #VALKEY}) on a free port, with persistence off. */
-    public static RedisServer startValkey(String... extraArguments) {
-        return startProgram(VALKEY, extraArguments);
+    /** The server program it-tests/install-prerequisites installs for the tests where it is, else the one of that name on the PATH. */
+    private static String installedForTheTests(String name) {
+        Path installed = Path.of("/usr/local/libexec/idemkey", name);
+        return Files.isExecutable(installed) ? installed.toString() : name;
     }
 
-    /** Starts {@code program} (a Redis server: {@code redis-server}, {@link #VALKEY}) on a free port, with persistence off. */
+    /** Starts {@code program} (a Redis server: {@code redis-server}, {@link #VALKEY}, {@link #REDIS_8}) on a free port, with persistence off. */
     public static RedisServer startProgram(String program, String... extraArguments) {
         return start(program, Host.LOOPBACK, extraArguments);
     }

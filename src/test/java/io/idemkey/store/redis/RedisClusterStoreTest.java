@@ -49,7 +49,7 @@ class RedisClusterStoreTest extends RedisStoreContract {
     /** Commands the test itself sends to reset and read the statistics. */
     private static final Set<String> NOT_THE_STORES = Set.of("info", "config", "client");
 
-    /** This class's cluster (a subclass's {@code startCluster} hides this one's: {@link ValkeyClusterStoreTest}). */
+    /** This class's cluster (a subclass's {@code startCluster} hides this one's: {@link ValkeyClusterStoreTest}, {@link Redis8ClusterStoreTest}). */
     static RedisCluster cluster;
 
     @BeforeAll
@@ -57,7 +57,7 @@ class RedisClusterStoreTest extends RedisStoreContract {
         cluster = RedisCluster.start(3);
     }
 
-    /** Whether the nodes have {@code SET ... IFEQ} (Valkey from 8.1; the machine's Redis 7 has not). */
+    /** Whether the nodes have {@code SET ... IFEQ} (Valkey from 8.1, Redis from 8.4; the machine's Redis 7 has not). */
     protected boolean conditionalSet() {
         return false;
     }

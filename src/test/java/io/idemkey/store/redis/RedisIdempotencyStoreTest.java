@@ -52,7 +52,7 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
     /** What the Lua scripts call inside Redis (counted by commandstats, but no round trips). */
     private static final Set<String> COMMANDS_IN_SCRIPTS = Set.of("get", "set", "pexpire", "pttl", "del", "incr");
 
-    /** This class's server (a subclass's {@code startRedis} hides this one's: {@link ValkeyIdempotencyStoreTest}). */
+    /** This class's server (a subclass's {@code startRedis} hides this one's: {@link ValkeyIdempotencyStoreTest}, {@link Redis8IdempotencyStoreTest}). */
     static RedisServer server;
 
     @BeforeAll

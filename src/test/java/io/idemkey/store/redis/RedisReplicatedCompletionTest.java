@@ -7,7 +7,7 @@ import io.idemkey.testing.RedisSentinels;
 import io.idemkey.testing.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.params.ClientKillParams;
 
@@ -52,14 +52,15 @@ class RedisReplicatedCompletionTest {
     private final String namespace = "replicated:" + UUID.randomUUID() + ":";
 
     /**
-     * On Redis 7 the completion is the record script; on Valkey (8.1 or later) one {@code SET ... IFEQ}
-     * (the engine's call, told the fingerprint): {@code WAIT} follows it in the same round trip.
+     * On Redis 7 the completion is the record script; on Valkey (8.1 or later) and Redis 8.4 or later
+     * one {@code SET ... IFEQ} (the engine's call, told the fingerprint): {@code WAIT} follows it in the
+     * same round trip.
      */
-    @ParameterizedTest(name = "on Valkey: {0}")
-    @ValueSource(booleans = {false, true})
-    void aCompletionWaitsForItsReplicaInTheSameRoundTrip(boolean valkey) {
-        try (RedisServer master = start(valkey);
-             RedisServer replica = start(valkey, "--replicaof", "127.0.0.1", Integer.toString(master.port()));
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Server.class)
+    void aCompletionWaitsForItsReplicaInTheSameRoundTrip(Server server) {
+        try (RedisServer master = server.start();
+             RedisServer replica = server.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
              RedisIdempotencyStore store = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(master.url(), null, null)
                      .waitReplicas(1, Duration.ofSeconds(5)))) {
             awaitLinkUp(replica);
@@ -68,13 +69,13 @@ class RedisReplicatedCompletionTest {
             assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LOCK));
             List<String> sent;
             try (RedisMonitor monitor = RedisMonitor.start(master)) {
-                assertTrue(complete(store, key, valkey));
+                assertTrue(server.complete(store, key));
                 try (Jedis onReplica = replica.client()) {
                     assertTrue(onReplica.exists(key), "on the replica as soon as complete returned");
                 }
                 sent = monitor.takeClientCommands();
             }
-            assertEquals(List.of(valkey ? "set" : "evalsha", "wait"), sent, "WAIT rides with the completion");
+            assertEquals(List.of(server.conditionalSet ? "set" : "evalsha", "wait"), sent, "WAIT rides with the completion");
             assertEquals(0, store.completionsNotReplicated());
         }
     }
@@ -128,12 +129,12 @@ class RedisReplicatedCompletionTest {
      * would count the frozen replica at once (on Redis 7.0, only as the connection's first command;
      * from 7.2 on, after any command that wrote nothing: what the script's rewrite is for).
      */
-    @ParameterizedTest(name = "on Valkey: {0}")
-    @ValueSource(booleans = {false, true})
-    void aCompletionRetriedAfterItsConnectionBrokeIsConfirmedOnlyByReplicasThatHaveIt(boolean valkey) throws Exception {
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Server.class)
+    void aCompletionRetriedAfterItsConnectionBrokeIsConfirmedOnlyByReplicasThatHaveIt(Server server) throws Exception {
         ExecutorService caller = Executors.newSingleThreadExecutor();
-        try (RedisServer master = start(valkey);
-             RedisServer replica = start(valkey, "--replicaof", "127.0.0.1", Integer.toString(master.port()));
+        try (RedisServer master = server.start();
+             RedisServer replica = server.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
              RedisIdempotencyStore store = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(master.url(), null, null)
                      .readTimeout(Duration.ofSeconds(10)).waitReplicas(1, Duration.ofSeconds(5)));
              Jedis admin = master.client()) {
@@ -146,13 +147,13 @@ class RedisReplicatedCompletionTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> master.acknowledgedByReplica() >= written);
             replica.freeze();
             try {
-                Future<Boolean> completed = caller.submit(() -> complete(store, key, valkey));
+                Future<Boolean> completed = caller.submit(() -> server.complete(store, key));
                 String waiting = await().atMost(Duration.ofSeconds(5)).until(() -> clientBlockedInWait(admin), Objects::nonNull);
                 admin.clientKill(ClientKillParams.clientKillParams().id(waiting));
                 assertTrue(completed.get(10, TimeUnit.SECONDS), "the master has it: the response goes out");
-                // on Valkey the SET ... IFEQ sent again finds the record completed and writes nothing: the script
-                // then finds it completed by this owner, writes it again, and its WAIT waits for that write
-                assertEquals(valkey ? 3L : 2L, master.commandCalls().get("wait"), "the completion was sent again after the kill");
+                // where it is SET ... IFEQ, sent again it finds the record completed and writes nothing: the
+                // script then finds it completed by this owner, writes it again, and its WAIT waits for that write
+                assertEquals(server.conditionalSet ? 3L : 2L, master.commandCalls().get("wait"), "the completion was sent again after the kill");
                 assertEquals(1, store.completionsNotReplicated(), "the frozen replica never had the completion");
             } finally {
                 replica.resume();
@@ -329,14 +330,32 @@ class RedisReplicatedCompletionTest {
         }
     }
 
-    /** A Redis 7 or a Valkey 8.1 or later (which has {@code SET ... IFEQ}). */
-    private static RedisServer start(boolean valkey, String... arguments) {
-        return valkey ? RedisServer.startValkey(arguments) : RedisServer.start(arguments);
-    }
+    /** The servers a completion's {@code WAIT} is proved on. */
+    enum Server {
+        /** The machine's Redis 7: the completion is the record script. */
+        REDIS_7(null, false),
+        /** Valkey 8.1 or later: the completion is {@code SET ... IFEQ}. */
+        VALKEY(RedisServer.VALKEY, true),
+        /** Redis 8.4 or later: the completion is {@code SET ... IFEQ}. */
+        REDIS_8(RedisServer.REDIS_8, true);
 
-    /** On Redis, the completion without the fingerprint (the script); on Valkey as the engine makes it (SET ... IFEQ). */
-    private static boolean complete(RedisIdempotencyStore store, String key, boolean valkey) {
-        return valkey ? store.complete(key, "owner-1", FINGERPRINT, RESPONSE, DAY) : store.complete(key, "owner-1", RESPONSE, DAY);
+        private final String program;
+        final boolean conditionalSet;
+
+        Server(String program, boolean conditionalSet) {
+            this.program = program;
+            this.conditionalSet = conditionalSet;
+        }
+
+        RedisServer start(String... arguments) {
+            return program == null ? RedisServer.start(arguments) : RedisServer.startProgram(program, arguments);
+        }
+
+        /** Without {@code SET ... IFEQ}, the completion without the fingerprint (the script); with it, as the engine makes it. */
+        boolean complete(RedisIdempotencyStore store, String key) {
+            return conditionalSet ? store.complete(key, "owner-1", FINGERPRINT, RESPONSE, DAY)
+                    : store.complete(key, "owner-1", RESPONSE, DAY);
+        }
     }
 
     /** The record script cached on {@code master}, as a completion before would have (an acquire needs none), without writing. */

@@ -1,6 +1,7 @@
 package io.idemkey.store.redis;
 
 import io.idemkey.testing.RedisCluster;
+import io.idemkey.testing.RedisServer;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
@@ -12,7 +13,7 @@ class ValkeyClusterStoreTest extends RedisClusterStoreTest {
 
     @BeforeAll
     static void startCluster() { // hides RedisClusterStoreTest's: this class runs on Valkey
-        cluster = RedisCluster.startValkey(3);
+        cluster = RedisCluster.start(3, RedisServer.VALKEY);
     }
 
     @Override

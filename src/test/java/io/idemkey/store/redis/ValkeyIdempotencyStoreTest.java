@@ -14,7 +14,7 @@ class ValkeyIdempotencyStoreTest extends RedisIdempotencyStoreTest {
 
     @BeforeAll
     static void startRedis() { // hides RedisIdempotencyStoreTest's: this class runs on Valkey
-        server = RedisServer.startValkey();
+        server = RedisServer.startProgram(RedisServer.VALKEY);
     }
 
     @Override
