@@ -78,7 +78,7 @@ public final class RedisCluster implements AutoCloseable {
         return start(masters, nodeTimeout, null);
     }
 
-    /** A cluster of nodes that run {@code program} ({@link RedisServer#VALKEY}, {@link RedisServer#REDIS_8}: {@code SET ... IFEQ}), as {@link #start(int)}. */
+    /** A cluster of nodes that run {@code program} ({@link RedisServer#VALKEY}, {@link RedisServer#redis8()}: {@code SET ... IFEQ}), as {@link #start(int)}. */
     public static RedisCluster start(int masters, String program) {
         return start(masters, Duration.ofSeconds(2), program);
     }

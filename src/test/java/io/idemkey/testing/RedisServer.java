@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.awaitility.Awaitility.await;
 
@@ -31,16 +33,14 @@ public final class RedisServer implements AutoCloseable {
      * it-tests/install-prerequisites builds for them where the machine has none, else
      * {@code valkey-server} on the PATH.
      */
-    public static final String VALKEY = installedForTheTests("valkey-server");
-    /**
-     * The Redis 8.4 or later ({@code SET ... IFEQ}; the machine's {@code redis-server} is 7) the tests
-     * start: the one it-tests/install-prerequisites builds for them, else {@code redis-server} on the PATH.
-     */
-    public static final String REDIS_8 = installedForTheTests("redis-server");
+    public static final String VALKEY = Files.isExecutable(Path.of("/usr/local/libexec/idemkey/valkey-server"))
+            ? "/usr/local/libexec/idemkey/valkey-server" : "valkey-server";
+    /** Where it-tests/install-prerequisites installs the Redis 8.4 or later the tests start ({@link #redis8()}). */
+    private static final Path REDIS_8 = Path.of("/usr/local/libexec/idemkey/redis-server");
     /**
      * The program the tests' Redis servers run: {@code redis-server}, or another that speaks its
      * protocol and takes its options ({@code -Didemkey.redisServer=valkey}: {@link #VALKEY}, the
-     * benchmark on Valkey; {@code redis8}: {@link #REDIS_8}).
+     * benchmark on Valkey; {@code redis8}: {@link #redis8()}).
      */
     private static final String DEFAULT_EXECUTABLE = program(System.getProperty("idemkey.redisServer", "redis-server"));
 
@@ -82,24 +82,48 @@ public final class RedisServer implements AutoCloseable {
 
     /**
      * The program a name stands for: {@code valkey} is {@link #VALKEY}, {@code redis8}
-     * {@link #REDIS_8}, blank {@code redis-server}, any other name or path itself.
+     * {@link #redis8()}, blank {@code redis-server}, any other name or path itself.
      */
     private static String program(String name) {
         return switch (name.strip()) {
             case "" -> "redis-server";
             case "valkey" -> VALKEY;
-            case "redis8" -> REDIS_8;
-            default -> name;
+            case "redis8" -> redis8();
+            default -> name.strip();
         };
     }
 
-    /** The server program it-tests/install-prerequisites installs for the tests where it is, else the one of that name on the PATH. */
-    private static String installedForTheTests(String name) {
-        Path installed = Path.of("/usr/local/libexec/idemkey", name);
-        return Files.isExecutable(installed) ? installed.toString() : name;
+    /**
+     * The Redis 8.4 or later ({@code SET ... IFEQ}; the machine's {@code redis-server} is 7) the
+     * tests start: the one it-tests/install-prerequisites builds for them; where it is missing or
+     * older, an error that says so, not a test that meets a Redis without {@code IFEQ}.
+     */
+    public static String redis8() {
+        String program = REDIS_8.toString();
+        String version = "none";
+        if (Files.isExecutable(REDIS_8)) {
+            try {
+                Process process = new ProcessBuilder(program, "--version").redirectErrorStream(true).start();
+                String text = new String(process.getInputStream().readAllBytes());
+                process.waitFor();
+                Matcher v = Pattern.compile(" v=(\\d+)\\.(\\d+)").matcher(text);
+                if (v.find() && (Integer.parseInt(v.group(1)) > 8
+                        || Integer.parseInt(v.group(1)) == 8 && Integer.parseInt(v.group(2)) >= 4)) {
+                    return program;
+                }
+                version = text.strip();
+            } catch (IOException e) {
+                version = e.toString();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new IllegalStateException("no Redis 8.4 or later (SET ... IFEQ) at " + program + " (found: " + version
+                + "): it-tests/install-prerequisites builds one there");
     }
 
-    /** Starts {@code program} (a Redis server: {@code redis-server}, {@link #VALKEY}, {@link #REDIS_8}) on a free port, with persistence off. */
+    /** Starts {@code program} (a Redis server: {@code redis-server}, {@link #VALKEY}, {@link #redis8()}) on a free port, with persistence off. */
     public static RedisServer startProgram(String program, String... extraArguments) {
         return start(program, Host.LOOPBACK, extraArguments);
     }

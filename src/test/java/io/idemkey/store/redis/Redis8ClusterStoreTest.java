@@ -13,7 +13,7 @@ class Redis8ClusterStoreTest extends RedisClusterStoreTest {
 
     @BeforeAll
     static void startCluster() { // hides RedisClusterStoreTest's: this class runs on Redis 8.4 or later
-        cluster = RedisCluster.start(3, RedisServer.REDIS_8);
+        cluster = RedisCluster.start(3, RedisServer.redis8());
     }
 
     @Override

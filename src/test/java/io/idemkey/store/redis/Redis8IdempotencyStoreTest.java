@@ -13,7 +13,7 @@ class Redis8IdempotencyStoreTest extends RedisIdempotencyStoreTest {
 
     @BeforeAll
     static void startRedis() { // hides RedisIdempotencyStoreTest's: this class runs on Redis 8.4 or later
-        server = RedisServer.startProgram(RedisServer.REDIS_8);
+        server = RedisServer.startProgram(RedisServer.redis8());
     }
 
     @Override

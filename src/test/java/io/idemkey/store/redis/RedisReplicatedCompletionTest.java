@@ -75,7 +75,7 @@ class RedisReplicatedCompletionTest {
                 }
                 sent = monitor.takeClientCommands();
             }
-            assertEquals(List.of(server.conditionalSet ? "set" : "evalsha", "wait"), sent, "WAIT rides with the completion");
+            assertEquals(List.of(server.conditionalSet() ? "set" : "evalsha", "wait"), sent, "WAIT rides with the completion");
             assertEquals(0, store.completionsNotReplicated());
         }
     }
@@ -153,7 +153,7 @@ class RedisReplicatedCompletionTest {
                 assertTrue(completed.get(10, TimeUnit.SECONDS), "the master has it: the response goes out");
                 // where it is SET ... IFEQ, sent again it finds the record completed and writes nothing: the
                 // script then finds it completed by this owner, writes it again, and its WAIT waits for that write
-                assertEquals(server.conditionalSet ? 3L : 2L, master.commandCalls().get("wait"), "the completion was sent again after the kill");
+                assertEquals(server.conditionalSet() ? 3L : 2L, master.commandCalls().get("wait"), "the completion was sent again after the kill");
                 assertEquals(1, store.completionsNotReplicated(), "the frozen replica never had the completion");
             } finally {
                 replica.resume();
@@ -333,27 +333,27 @@ class RedisReplicatedCompletionTest {
     /** The servers a completion's {@code WAIT} is proved on. */
     enum Server {
         /** The machine's Redis 7: the completion is the record script. */
-        REDIS_7(null, false),
+        REDIS_7,
         /** Valkey 8.1 or later: the completion is {@code SET ... IFEQ}. */
-        VALKEY(RedisServer.VALKEY, true),
+        VALKEY,
         /** Redis 8.4 or later: the completion is {@code SET ... IFEQ}. */
-        REDIS_8(RedisServer.REDIS_8, true);
+        REDIS_8;
 
-        private final String program;
-        final boolean conditionalSet;
-
-        Server(String program, boolean conditionalSet) {
-            this.program = program;
-            this.conditionalSet = conditionalSet;
+        boolean conditionalSet() {
+            return this != REDIS_7;
         }
 
         RedisServer start(String... arguments) {
-            return program == null ? RedisServer.start(arguments) : RedisServer.startProgram(program, arguments);
+            return switch (this) {
+                case REDIS_7 -> RedisServer.start(arguments);
+                case VALKEY -> RedisServer.startProgram(RedisServer.VALKEY, arguments);
+                case REDIS_8 -> RedisServer.startProgram(RedisServer.redis8(), arguments);
+            };
         }
 
         /** Without {@code SET ... IFEQ}, the completion without the fingerprint (the script); with it, as the engine makes it. */
         boolean complete(RedisIdempotencyStore store, String key) {
-            return conditionalSet ? store.complete(key, "owner-1", FINGERPRINT, RESPONSE, DAY)
+            return conditionalSet() ? store.complete(key, "owner-1", FINGERPRINT, RESPONSE, DAY)
                     : store.complete(key, "owner-1", RESPONSE, DAY);
         }
     }
