@@ -100,7 +100,7 @@ public final class RedisServer implements AutoCloseable {
      */
     public static String redis8() {
         String program = REDIS_8.toString();
-        String version = "none";
+        String version = Files.exists(REDIS_8) ? "a file that is not executable" : "none";
         if (Files.isExecutable(REDIS_8)) {
             try {
                 Process process = new ProcessBuilder(program, "--version").redirectErrorStream(true).start();
