@@ -37,13 +37,6 @@ public final class RedisServer implements AutoCloseable {
             ? "/usr/local/libexec/idemkey/valkey-server" : "valkey-server";
     /** Where it-tests/install-prerequisites installs the Redis 8.4 or later the tests start ({@link #redis8()}). */
     private static final Path REDIS_8 = Path.of("/usr/local/libexec/idemkey/redis-server");
-    /**
-     * The program the tests' Redis servers run: {@code redis-server}, or another that speaks its
-     * protocol and takes its options ({@code -Didemkey.redisServer=valkey}: {@link #VALKEY}, the
-     * benchmark on Valkey; {@code redis8}: {@link #redis8()}).
-     */
-    private static final String DEFAULT_EXECUTABLE = program(System.getProperty("idemkey.redisServer", "redis-server"));
-
     private final String executable;
     private final Host host;
     private final int port;
@@ -72,12 +65,19 @@ public final class RedisServer implements AutoCloseable {
 
     /** Starts a new server on {@code host} (a network namespace of the benchmark's, say), with persistence off. */
     public static RedisServer startOn(Host host, String... extraArguments) {
-        return start(DEFAULT_EXECUTABLE, host, extraArguments);
+        return start(defaultProgram(), host, extraArguments);
     }
 
-    /** The program {@link #start} runs ({@code -Didemkey.redisServer}), as the benchmark names it in its header. */
+    /**
+     * The program {@link #start} runs, as the benchmark names it in its header: {@code redis-server},
+     * or another that speaks its protocol and takes its options ({@code -Didemkey.redisServer=valkey}:
+     * {@link #VALKEY}, the benchmark on Valkey; {@code redis8}: {@link #redis8()}). Looked up on each
+     * call, not in a static initialiser: a missing server fails each caller with {@link #redis8()}'s
+     * message, not the first with an {@code ExceptionInInitializerError} and the rest with a
+     * {@code NoClassDefFoundError}.
+     */
     public static String defaultProgram() {
-        return DEFAULT_EXECUTABLE;
+        return program(System.getProperty("idemkey.redisServer", "redis-server"));
     }
 
     /**
