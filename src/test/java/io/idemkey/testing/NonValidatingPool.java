@@ -22,7 +22,7 @@ import java.util.logging.Logger;
  * removed only when its user aborts it ({@link Connection#abort}). Connections are real ones from
  * the given data source.
  */
-public final class NonValidatingPool implements DataSource {
+public final class NonValidatingPool implements DataSource, AutoCloseable {
 
     private final DataSource physical;
     private final int size;
@@ -134,6 +134,19 @@ public final class NonValidatingPool implements DataSource {
         }
         for (Connection connection : borrowed) {
             connection.close();
+        }
+    }
+
+    /** Closes the idle connections (those borrowed are closed as their users give them back, by the database's end). */
+    @Override
+    public synchronized void close() {
+        while (!idle.isEmpty()) {
+            try {
+                idle.pop().close();
+            } catch (SQLException ignored) {
+                // it is dead already
+            }
+            open--;
         }
     }
 

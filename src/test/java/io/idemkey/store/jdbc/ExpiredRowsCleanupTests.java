@@ -97,8 +97,8 @@ abstract class ExpiredRowsCleanupTests {
      */
     @Test
     void aRetryOfAnExpiredKeyWhileTheCleanupDeletesItsRowIsNeverInProgress() throws Exception {
-        int expired = 100_000;
-        int batch = 250; // many short statements, each a window for a retry to meet its rows locked
+        int expired = 50_000;
+        int batch = 250; // 200 short statements, each a window for a retry to meet its rows locked
         insertRows("stale-", expired, true);
         IdempotencyMetrics metrics = new IdempotencyMetrics();
         ScheduledExecutorService server = Executors.newSingleThreadScheduledExecutor();
