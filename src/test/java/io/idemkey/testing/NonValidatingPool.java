@@ -9,7 +9,9 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
@@ -19,8 +21,9 @@ import java.util.logging.Logger;
  * store (Payara's, without connection validation): at most {@code size} connections; a borrower
  * waits up to {@code maxWait} for a free one (and stops waiting, with an {@code SQLException}, when
  * interrupted); idle connections are handed out last-in first-out, never checked; a connection is
- * removed only when its user aborts it ({@link Connection#abort}). Connections are real ones from
- * the given data source.
+ * removed only when its user aborts it ({@link Connection#abort}, counted in {@link #aborted}) or it
+ * cannot be put back in auto-commit when given back. Connections are real ones from the given data
+ * source.
  */
 public final class NonValidatingPool implements DataSource, AutoCloseable {
 
@@ -29,6 +32,7 @@ public final class NonValidatingPool implements DataSource, AutoCloseable {
     private final Duration maxWait;
     private final Deque<Connection> idle = new ArrayDeque<>();
     private int open;
+    private boolean closed;
     /** Connections removed because their user aborted them. */
     public final AtomicInteger aborted = new AtomicInteger();
 
@@ -80,7 +84,7 @@ public final class NonValidatingPool implements DataSource, AutoCloseable {
     private Connection take() throws SQLException {
         long deadline = System.nanoTime() + maxWait.toNanos();
         synchronized (this) {
-            while (idle.isEmpty() && open >= size) {
+            while (!closed && idle.isEmpty() && open >= size) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new SQLException("no free connection within " + maxWait.toMillis() + " ms");
@@ -90,6 +94,9 @@ public final class NonValidatingPool implements DataSource, AutoCloseable {
                 } catch (InterruptedException e) {
                     throw new SQLException("interrupted while waiting for a connection", e); // the interrupt consumed
                 }
+            }
+            if (closed) {
+                throw new SQLException("the pool is closed");
             }
             if (!idle.isEmpty()) {
                 return idle.pop();
@@ -107,14 +114,29 @@ public final class NonValidatingPool implements DataSource, AutoCloseable {
         }
     }
 
-    private synchronized void giveBack(Connection connection) throws SQLException {
-        connection.setAutoCommit(true);
-        idle.push(connection);
-        notifyAll();
+    private void giveBack(Connection connection) {
+        try {
+            connection.setAutoCommit(true);
+        } catch (SQLException broken) {
+            discard(connection); // not handed out again, and its place is free
+            return;
+        }
+        synchronized (this) {
+            if (!closed) {
+                idle.push(connection);
+                notifyAll();
+                return;
+            }
+        }
+        discard(connection); // given back after the pool closed
     }
 
     private void destroy(Connection connection) {
         aborted.incrementAndGet();
+        discard(connection);
+    }
+
+    private void discard(Connection connection) {
         try {
             connection.close();
         } catch (SQLException ignored) {
@@ -128,26 +150,32 @@ public final class NonValidatingPool implements DataSource, AutoCloseable {
 
     /** Borrows every connection the pool has room for and gives them back: that many idle ones. */
     public void fill() throws SQLException {
-        Connection[] borrowed = new Connection[size];
-        for (int i = 0; i < size; i++) {
-            borrowed[i] = getConnection();
-        }
-        for (Connection connection : borrowed) {
-            connection.close();
+        List<Connection> borrowed = new ArrayList<>();
+        try {
+            for (int i = 0; i < size; i++) {
+                borrowed.add(getConnection());
+            }
+        } finally {
+            for (Connection connection : borrowed) {
+                connection.close();
+            }
         }
     }
 
-    /** Closes the idle connections (those borrowed are closed as their users give them back, by the database's end). */
+    /**
+     * Closes the idle connections and each borrowed one as its user gives it back; a borrower then
+     * gets an {@code SQLException}.
+     */
     @Override
-    public synchronized void close() {
-        while (!idle.isEmpty()) {
-            try {
-                idle.pop().close();
-            } catch (SQLException ignored) {
-                // it is dead already
-            }
-            open--;
+    public void close() {
+        List<Connection> idleOnes;
+        synchronized (this) {
+            closed = true;
+            idleOnes = new ArrayList<>(idle);
+            idle.clear();
+            notifyAll();
         }
+        idleOnes.forEach(this::discard);
     }
 
     @Override

@@ -72,9 +72,9 @@ public final class RedisServer implements AutoCloseable {
      * The program {@link #start} runs, as the benchmark names it in its header: {@code redis-server},
      * or another that speaks its protocol and takes its options ({@code -Didemkey.redisServer=valkey}:
      * {@link #VALKEY}, the benchmark on Valkey; {@code redis8}: {@link #redis8()}). Looked up on each
-     * call, not in a static initialiser: a missing server fails each caller with {@link #redis8()}'s
-     * message, not the first with an {@code ExceptionInInitializerError} and the rest with a
-     * {@code NoClassDefFoundError}.
+     * call, not in a static initialiser: with {@code redis8} and no Redis 8.4, each caller gets
+     * {@link #redis8()}'s message, not the first an {@code ExceptionInInitializerError} and the rest
+     * a {@code NoClassDefFoundError}.
      */
     public static String defaultProgram() {
         return program(System.getProperty("idemkey.redisServer", "redis-server"));
