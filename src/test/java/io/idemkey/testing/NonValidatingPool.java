@@ -117,7 +117,7 @@ public final class NonValidatingPool implements DataSource, AutoCloseable {
     private void giveBack(Connection connection) {
         try {
             connection.setAutoCommit(true);
-        } catch (SQLException broken) {
+        } catch (SQLException | RuntimeException broken) {
             discard(connection); // not handed out again, and its place is free
             return;
         }

@@ -71,7 +71,7 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
-        return new JdbcIdempotencyStore(racePool, TABLE, 5); // 64 statements at once on 2 cores: slack, not the storm's 10 s
+        return new JdbcIdempotencyStore(racePool, TABLE, 5); // 64 statements at once on 2 cores (10 s while each racer opened its own connection)
     }
 
     @AfterEach
