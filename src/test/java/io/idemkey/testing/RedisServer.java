@@ -37,6 +37,8 @@ public final class RedisServer implements AutoCloseable {
             ? "/usr/local/libexec/idemkey/valkey-server" : "valkey-server";
     /** Where it-tests/install-prerequisites installs the Redis 8.4 or later the tests start ({@link #redis8()}). */
     private static final Path REDIS_8 = Path.of("/usr/local/libexec/idemkey/redis-server");
+    /** {@link #redis8()}'s path once its version passed the check; null before. */
+    private static volatile String redis8Checked;
     private final String executable;
     private final Host host;
     private final int port;
@@ -99,6 +101,16 @@ public final class RedisServer implements AutoCloseable {
      * older, an error that says so, not a test that meets a Redis without {@code IFEQ}.
      */
     public static String redis8() {
+        String checked = redis8Checked;
+        if (checked == null) {
+            checked = checkedRedis8(); // throws where it is missing or older, each time it is asked for
+            redis8Checked = checked;
+        }
+        return checked;
+    }
+
+    /** {@link #redis8()}'s check: runs {@code redis-server --version} once a JVM, not before each server it starts. */
+    private static String checkedRedis8() {
         String program = REDIS_8.toString();
         String version = Files.exists(REDIS_8) ? "a file that is not executable" : "none";
         if (Files.isExecutable(REDIS_8)) {
