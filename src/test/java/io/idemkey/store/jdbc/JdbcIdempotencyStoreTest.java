@@ -86,9 +86,9 @@ class JdbcIdempotencyStoreTest extends JdbcStoreTests {
     void aFirstExecutionIsTwoRoundTripsOnTheWireAndAReplayOne() throws SQLException {
         PGSimpleDataSource counted = (PGSimpleDataSource) postgres.dataSource();
         counted.setSocketFactory(RoundTripCountingSockets.class.getName());
-        NonValidatingPool pool = new NonValidatingPool(counted, 1, Duration.ofSeconds(2));
-        pool.fill();
-        try (JdbcIdempotencyStore wired = new JdbcIdempotencyStore(pool, TABLE, 2)) {
+        try (NonValidatingPool pool = new NonValidatingPool(counted, 1, Duration.ofSeconds(2));
+             JdbcIdempotencyStore wired = new JdbcIdempotencyStore(pool, TABLE, 2)) {
+            pool.fill();
             wired.acquire(key("wire-warm-up"), FINGERPRINT, "o", LONG_LOCK); // the dialect, from the connection
             String key = key("wire");
             LongSupplier roundTrips = RoundTripCountingSockets.ROUND_TRIPS::get;

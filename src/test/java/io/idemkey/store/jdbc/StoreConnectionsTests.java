@@ -35,33 +35,33 @@ abstract class StoreConnectionsTests {
     /** A pool whose every connection business transactions hold: unavailable after the store's timeout, not the pool's 60 s. */
     @Test
     void aPoolDrainedByBusinessTransactionsMakesTheCallUnavailableWithinTheStoresTimeout() throws Exception {
-        NonValidatingPool pool = new NonValidatingPool(database().dataSourceWithoutReadTimeout(), 2, Duration.ofSeconds(60));
-        JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", TIMEOUT_SECONDS);
-        try (Connection business1 = pool.getConnection(); Connection business2 = pool.getConnection()) {
-            long started = System.nanoTime();
-            StoreUnavailableException unavailable = assertTimeoutPreemptively(Duration.ofSeconds(20), () ->
-                    assertThrows(StoreUnavailableException.class, () -> store.acquire(key(), FINGERPRINT, "o", LOCK)));
-            long millis = (System.nanoTime() - started) / 1_000_000;
-            assertTrue(millis < 3_000, "unavailable after " + millis + " ms: " + unavailable.getMessage());
-            assertInstanceOf(NoConnectionException.class, unavailable);
-            assertFalse(Thread.currentThread().isInterrupted(), "the watchdog's interrupt is not left behind");
+        try (NonValidatingPool pool = new NonValidatingPool(database().dataSourceWithoutReadTimeout(), 2, Duration.ofSeconds(60));
+             JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", TIMEOUT_SECONDS)) {
+            try (Connection business1 = pool.getConnection(); Connection business2 = pool.getConnection()) {
+                long started = System.nanoTime();
+                StoreUnavailableException unavailable = assertTimeoutPreemptively(Duration.ofSeconds(20), () ->
+                        assertThrows(StoreUnavailableException.class, () -> store.acquire(key(), FINGERPRINT, "o", LOCK)));
+                long millis = (System.nanoTime() - started) / 1_000_000;
+                assertTrue(millis < 3_000, "unavailable after " + millis + " ms: " + unavailable.getMessage());
+                assertInstanceOf(NoConnectionException.class, unavailable);
+                assertFalse(Thread.currentThread().isInterrupted(), "the watchdog's interrupt is not left behind");
+            }
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK), "free again");
         }
-        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK), "free again");
-        store.close();
     }
 
     /** An interrupt the caller had before the call is the caller's: kept. */
     @Test
     void anInterruptTheCallerHadIsKept() {
-        NonValidatingPool pool = new NonValidatingPool(database().dataSourceWithoutReadTimeout(), 2, Duration.ofSeconds(60));
-        JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", TIMEOUT_SECONDS);
-        Thread.currentThread().interrupt();
-        try {
-            store.isAvailable();
-            assertTrue(Thread.currentThread().isInterrupted());
-        } finally {
-            Thread.interrupted();
-            store.close();
+        try (NonValidatingPool pool = new NonValidatingPool(database().dataSourceWithoutReadTimeout(), 2, Duration.ofSeconds(60));
+             JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", TIMEOUT_SECONDS)) {
+            Thread.currentThread().interrupt();
+            try {
+                store.isAvailable();
+                assertTrue(Thread.currentThread().isInterrupted());
+            } finally {
+                Thread.interrupted();
+            }
         }
     }
 
@@ -72,21 +72,21 @@ abstract class StoreConnectionsTests {
      */
     @Test
     void aCallOnAConnectionWhoseDatabaseVanishedIsUnavailableWithinAboutTheTimeout() throws Exception {
-        NonValidatingPool pool = new NonValidatingPool(database().dataSourceWithoutReadTimeout(), 1, Duration.ofSeconds(60));
-        pool.fill(); // one open connection, idle in the pool
-        JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", TIMEOUT_SECONDS);
-        database().freeze();
-        try {
-            long started = System.nanoTime();
-            assertTimeoutPreemptively(Duration.ofSeconds(20), () ->
-                    assertThrows(StoreUnavailableException.class, () -> store.acquire(key(), FINGERPRINT, "o", LOCK)));
-            long millis = (System.nanoTime() - started) / 1_000_000;
-            assertTrue(millis < TIMEOUT_SECONDS * 1000 + 2_500, "unavailable after " + millis + " ms");
-        } finally {
-            database().thaw();
+        try (NonValidatingPool pool = new NonValidatingPool(database().dataSourceWithoutReadTimeout(), 1, Duration.ofSeconds(60));
+             JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", TIMEOUT_SECONDS)) {
+            pool.fill(); // one open connection, idle in the pool
+            database().freeze();
+            try {
+                long started = System.nanoTime();
+                assertTimeoutPreemptively(Duration.ofSeconds(20), () ->
+                        assertThrows(StoreUnavailableException.class, () -> store.acquire(key(), FINGERPRINT, "o", LOCK)));
+                long millis = (System.nanoTime() - started) / 1_000_000;
+                assertTrue(millis < TIMEOUT_SECONDS * 1000 + 2_500, "unavailable after " + millis + " ms");
+            } finally {
+                database().thaw();
+            }
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK), "the dead connection was dropped");
         }
-        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK), "the dead connection was dropped");
-        store.close();
     }
 
     /**
@@ -96,14 +96,14 @@ abstract class StoreConnectionsTests {
      */
     @Test
     void connectionsARestartKilledAreDiscardedAndTheCallRunsOnAnother() throws Exception {
-        NonValidatingPool pool = new NonValidatingPool(database().dataSourceWithoutReadTimeout(), 4, Duration.ofSeconds(60));
-        pool.fill(); // four open connections, idle
-        JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", 2);
-        database().restart();
-        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK));
-        assertEquals(4, pool.aborted.get(), "each dead connection discarded");
-        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK));
-        store.close();
+        try (NonValidatingPool pool = new NonValidatingPool(database().dataSourceWithoutReadTimeout(), 4, Duration.ofSeconds(60));
+             JdbcIdempotencyStore store = new JdbcIdempotencyStore(pool, "idempotency_keys", 2)) {
+            pool.fill(); // four open connections, idle
+            database().restart();
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK));
+            assertEquals(4, pool.aborted.get(), "each dead connection discarded");
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key(), FINGERPRINT, "o", LOCK));
+        }
     }
 
     private static String key() {

@@ -65,17 +65,18 @@ class RedisReplicatedCompletionTest {
                      .waitReplicas(1, Duration.ofSeconds(5)))) {
             awaitLinkUp(replica);
             cacheTheScript(master);
+            boolean conditionalSet = server.conditionalSet(master);
             String key = namespace + "waited";
             assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LOCK));
             List<String> sent;
             try (RedisMonitor monitor = RedisMonitor.start(master)) {
-                assertTrue(server.complete(store, key));
+                assertTrue(server.complete(store, key, conditionalSet));
                 try (Jedis onReplica = replica.client()) {
                     assertTrue(onReplica.exists(key), "on the replica as soon as complete returned");
                 }
                 sent = monitor.takeClientCommands();
             }
-            assertEquals(List.of(server.conditionalSet() ? "set" : "evalsha", "wait"), sent, "WAIT rides with the completion");
+            assertEquals(List.of(conditionalSet ? "set" : "evalsha", "wait"), sent, "WAIT rides with the completion");
             assertEquals(0, store.completionsNotReplicated());
         }
     }
@@ -140,6 +141,7 @@ class RedisReplicatedCompletionTest {
              Jedis admin = master.client()) {
             awaitLinkUp(replica);
             cacheTheScript(master);
+            boolean conditionalSet = server.conditionalSet(master);
             String key = namespace + "retried";
             store.acquire(key, FINGERPRINT, "owner-1", LOCK);
             long written = master.replicationOffset();
@@ -147,13 +149,13 @@ class RedisReplicatedCompletionTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> master.acknowledgedByReplica() >= written);
             replica.freeze();
             try {
-                Future<Boolean> completed = caller.submit(() -> server.complete(store, key));
+                Future<Boolean> completed = caller.submit(() -> server.complete(store, key, conditionalSet));
                 String waiting = await().atMost(Duration.ofSeconds(5)).until(() -> clientBlockedInWait(admin), Objects::nonNull);
                 admin.clientKill(ClientKillParams.clientKillParams().id(waiting));
                 assertTrue(completed.get(10, TimeUnit.SECONDS), "the master has it: the response goes out");
                 // where it is SET ... IFEQ, sent again it finds the record completed and writes nothing: the
                 // script then finds it completed by this owner, writes it again, and its WAIT waits for that write
-                assertEquals(server.conditionalSet() ? 3L : 2L, master.commandCalls().get("wait"), "the completion was sent again after the kill");
+                assertEquals(conditionalSet ? 3L : 2L, master.commandCalls().get("wait"), "the completion was sent again after the kill");
                 assertEquals(1, store.completionsNotReplicated(), "the frozen replica never had the completion");
             } finally {
                 replica.resume();
@@ -332,28 +334,32 @@ class RedisReplicatedCompletionTest {
 
     /** The servers a completion's {@code WAIT} is proved on. */
     enum Server {
-        /** The machine's Redis 7: the completion is the record script. */
-        REDIS_7,
+        /**
+         * The machine's {@code redis-server}: on Debian 12 Redis 7.0, whose completion is the record
+         * script; on a machine whose Redis is 8.4 or later, {@code SET ... IFEQ}, by the version it reports.
+         */
+        MACHINE,
         /** Valkey 8.1 or later: the completion is {@code SET ... IFEQ}. */
         VALKEY,
         /** Redis 8.4 or later: the completion is {@code SET ... IFEQ}. */
         REDIS_8;
 
-        boolean conditionalSet() {
-            return this != REDIS_7;
+        /** Whether {@code master} completes a record with {@code SET ... IFEQ}: Valkey and Redis 8 must. */
+        boolean conditionalSet(RedisServer master) {
+            return this != MACHINE || master.hasConditionalSet();
         }
 
         RedisServer start(String... arguments) {
             return switch (this) {
-                case REDIS_7 -> RedisServer.start(arguments);
+                case MACHINE -> RedisServer.start(arguments);
                 case VALKEY -> RedisServer.startProgram(RedisServer.VALKEY, arguments);
                 case REDIS_8 -> RedisServer.startProgram(RedisServer.redis8(), arguments);
             };
         }
 
         /** Without {@code SET ... IFEQ}, the completion without the fingerprint (the script); with it, as the engine makes it. */
-        boolean complete(RedisIdempotencyStore store, String key) {
-            return conditionalSet() ? store.complete(key, "owner-1", FINGERPRINT, RESPONSE, DAY)
+        boolean complete(RedisIdempotencyStore store, String key, boolean conditionalSet) {
+            return conditionalSet ? store.complete(key, "owner-1", FINGERPRINT, RESPONSE, DAY)
                     : store.complete(key, "owner-1", RESPONSE, DAY);
         }
     }
