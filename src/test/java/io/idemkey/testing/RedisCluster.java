@@ -93,7 +93,8 @@ public final class RedisCluster implements AutoCloseable {
             cluster.nodes.forEach(node -> create.add("127.0.0.1:" + node.port()));
             create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
             run(create);
-            await().atMost(Duration.ofSeconds(30)).until(() -> cluster.isUp() && cluster.replicasLinked(masters));
+            await().atMost(Duration.ofSeconds(30)).until(() -> cluster.isUp() && cluster.replicasLinked(masters)
+                    && cluster.everyNodeSeesTheReplicas(masters));
             return cluster;
         } catch (RuntimeException | Error e) {
             cluster.close();
@@ -125,6 +126,25 @@ public final class RedisCluster implements AutoCloseable {
             }
         }
         return linked == masters;
+    }
+
+    /**
+     * Every node lists each replica under its master. A replica's link can be up before gossip has
+     * told every node whom it replicates (with a full sync that starts at once, it often is), and
+     * {@link #replicasOf} asks one node: a test would find a master without replicas.
+     */
+    private boolean everyNodeSeesTheReplicas(int masters) {
+        for (RedisServer node : nodes) {
+            try (Jedis jedis = node.client()) {
+                long replicas = jedis.clusterNodes().lines().map(line -> line.split(" "))
+                        .filter(fields -> fields.length > 3 && fields[2].contains("slave") && !fields[3].equals("-"))
+                        .count();
+                if (replicas != masters) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** The seed nodes, as {@code idempotency.redis.nodes} lists them. */

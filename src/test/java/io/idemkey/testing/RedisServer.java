@@ -407,7 +407,9 @@ public final class RedisServer implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of(executable,
                 "--port", Integer.toString(port), "--bind", host.address(), "--protected-mode", "no",
                 "--save", "", "--appendonly", "no", "--dir", directory.toString(),
-                "--logfile", directory.resolve("redis.log").toString()));
+                "--logfile", directory.resolve("redis.log").toString(),
+                // a replica's full sync starts at once: a master waits 5 s by default for more replicas to share it
+                "--repl-diskless-sync-delay", "0"));
         command.addAll(extraArguments);
         try {
             process = new ProcessBuilder(host.command(command)).redirectErrorStream(true)
