@@ -276,9 +276,32 @@ public final class RedisCluster implements AutoCloseable {
      * clients' pooled connections to it are now broken.
      */
     public void restartWithoutFailover(RedisServer node) {
+        List<RedisServer> replicas = replicasOf(node);
         node.restart();
         await().atMost(Duration.ofSeconds(30)).until(() -> nodes.stream().filter(RedisServer::answers)
-                .allMatch(RedisCluster::clusterOk));
+                .allMatch(RedisCluster::clusterOk) && replicas.stream().allMatch(replica -> syncedWith(replica, node)));
+    }
+
+    /**
+     * {@code replica} has synced with {@code master} as it runs now: its link is up and it follows the
+     * master's current replication id (a restarted master has a new one), so a completion's WAIT can count it.
+     */
+    private static boolean syncedWith(RedisServer replica, RedisServer master) {
+        String id = replicationId(master);
+        try (Jedis jedis = replica.client()) {
+            String info = jedis.info("replication");
+            return info.contains("master_link_status:up") && id.equals(replicationId(info));
+        }
+    }
+
+    private static String replicationId(RedisServer node) {
+        try (Jedis jedis = node.client()) {
+            return replicationId(jedis.info("replication"));
+        }
+    }
+
+    private static String replicationId(String replicationInfo) {
+        return replicationInfo.lines().filter(line -> line.startsWith("master_replid:")).findFirst().orElse("").strip();
     }
 
     /**

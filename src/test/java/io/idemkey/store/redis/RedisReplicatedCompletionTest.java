@@ -253,8 +253,8 @@ class RedisReplicatedCompletionTest {
                      .connectTimeout(Duration.ofSeconds(1)).readTimeout(Duration.ofSeconds(10))
                      .waitReplicas(waitReplicas, waitTimeout))) {
             List<String> acknowledged = new CopyOnWriteArrayList<>();
-            // the sentinels know the replicas before their first sync ends (Redis waits 5 s for more replicas
-            // to sync with at once): until it does, a completion's WAIT can only time out
+            // the sentinels know the replicas before their first sync ends: until it does, a completion's
+            // WAIT can only time out
             group.replicas().forEach(RedisReplicatedCompletionTest::awaitLinkUp);
             for (int i = 0; i < BEFORE_THE_FREEZE; i++) {
                 complete(store, namespace + "before-" + i, acknowledged);
