@@ -37,6 +37,8 @@ public final class RedisServer implements AutoCloseable {
             ? "/usr/local/libexec/idemkey/valkey-server" : "valkey-server";
     /** Where it-tests/install-prerequisites installs the Redis 8.4 or later the tests start ({@link #redis8()}). */
     private static final Path REDIS_8 = Path.of("/usr/local/libexec/idemkey/redis-server");
+    private static final Pattern VALKEY_VERSION = Pattern.compile("(?m)^valkey_version:(\\d+)\\.(\\d+)");
+    private static final Pattern REDIS_VERSION = Pattern.compile("(?m)^redis_version:(\\d+)\\.(\\d+)");
     /** {@link #redis8()}'s path once its version passed the check; null before. */
     private static volatile String redis8Checked;
     private final String executable;
@@ -47,6 +49,8 @@ public final class RedisServer implements AutoCloseable {
     private Process process;
     private final List<Socket> fillers = new ArrayList<>();
     private volatile boolean frozen;
+    /** {@link #hasConditionalSet()} once asked; null before. */
+    private volatile Boolean conditionalSet;
 
     private RedisServer(String executable, Host host, int port, List<String> extraArguments) {
         this.executable = executable;
@@ -309,15 +313,18 @@ public final class RedisServer implements AutoCloseable {
      * the plain command by this, so that they hold on a machine whose Redis is 8.4 or later too.
      */
     public boolean hasConditionalSet() {
-        try (Jedis jedis = client()) {
-            String info = jedis.info("server");
-            Matcher valkey = Pattern.compile("(?m)^valkey_version:(\\d+)\\.(\\d+)").matcher(info);
-            if (valkey.find()) { // Valkey reports redis_version:7.2.4 too, for its clients
-                return atLeast(valkey, 8, 1);
+        Boolean known = conditionalSet;
+        if (known == null) { // asked once: a restart runs the same program
+            try (Jedis jedis = client()) {
+                String info = jedis.info("server");
+                Matcher valkey = VALKEY_VERSION.matcher(info);
+                Matcher redis = REDIS_VERSION.matcher(info);
+                // Valkey reports redis_version:7.2.4 too, for its clients
+                known = valkey.find() ? atLeast(valkey, 8, 1) : redis.find() && atLeast(redis, 8, 4);
             }
-            Matcher redis = Pattern.compile("(?m)^redis_version:(\\d+)\\.(\\d+)").matcher(info);
-            return redis.find() && atLeast(redis, 8, 4);
+            conditionalSet = known;
         }
+        return known;
     }
 
     /** Calls per command since the last {@link #resetStats()}, from {@code INFO commandstats}. */
