@@ -66,12 +66,13 @@ public final class Deployments {
         WebArchive war = ShrinkWrap.create(WebArchive.class, name + ".war")
                 .addPackage(TestApplication.class.getPackage())
                 .deleteClasses(io.idemkey.it.app.Ledger.class, io.idemkey.it.app.ChaosResource.class,
-                        io.idemkey.it.app.CheckThenLockStore.class)
+                        io.idemkey.it.app.CheckThenLockStore.class, io.idemkey.it.app.PlainRedis.class)
                 .addAsResource(new StringAsset(properties(config)), "META-INF/microprofile-config.properties")
                 .addAsLibraries(libraries);
         List<String> redis = war.getContent().keySet().stream().map(Object::toString)
                 .filter(path -> path.contains("jedis") || path.contains("commons-pool2")
-                        || path.contains("/it/app/Ledger") || path.contains("CheckThenLockStore"))
+                        || path.contains("/it/app/Ledger") || path.contains("CheckThenLockStore")
+                        || path.contains("/it/app/PlainRedis"))
                 .toList();
         if (!redis.isEmpty() || java.util.Arrays.stream(libraries).noneMatch(f -> f.getName().startsWith("idemkey-"))) {
             throw new IllegalStateException("the JDBC-only WAR must carry Idemkey and no Redis client: " + redis);

@@ -16,8 +16,9 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
- * The benchmark's endpoints: a no-op without and with {@code @IdempotencyKey}, and answers of about
- * 200 bytes and 10 KB (a realistic order with line items) for the memory figures.
+ * The benchmark's endpoints: a no-op without and with {@code @IdempotencyKey}, the no-op with Redis
+ * round trips of its own and nothing of Idemkey's (the floor under a guarded request's cost), and
+ * answers of about 200 bytes and 10 KB (a realistic order with line items) for the memory figures.
  */
 @Path("/bench")
 @Consumes(MediaType.APPLICATION_JSON)
@@ -36,6 +37,26 @@ public class BenchResource {
     @Path("guarded")
     @IdempotencyKey
     public String guarded(String body) {
+        return NO_OP;
+    }
+
+    /**
+     * The no-op with one Redis round trip of its own and nothing of Idemkey's: the least a replay
+     * from Redis can cost while its thread waits for the reply. In this class, so that it costs per
+     * request what the bare no-op does beside its round trip (the same resource to make).
+     */
+    @POST
+    @Path("one-round-trip")
+    public String oneRoundTrip(String body) {
+        PlainRedis.roundTrips(1);
+        return NO_OP;
+    }
+
+    /** The same with two round trips, one after the other: the least a first execution can cost. */
+    @POST
+    @Path("two-round-trips")
+    public String twoRoundTrips(String body) {
+        PlainRedis.roundTrips(2);
         return NO_OP;
     }
 
