@@ -59,7 +59,8 @@ public final class Deployments {
      * The test application as an application that uses only the JDBC store builds it: Idemkey with
      * Jedis excluded ({@code src/test/resources/jdbc-only-app/pom.xml}, the README's
      * {@code <exclusions>}), and none of the test application's own Redis classes (the chaos ledger,
-     * the benchmark's store).
+     * the benchmark's store, the benchmark floor's client: the bench resource's round-trip endpoints
+     * would throw {@code NoClassDefFoundError} there, and nothing calls them).
      */
     public static WebArchive jdbcOnlyApp(String name, Map<String, String> config) {
         java.io.File[] libraries = jdbcOnlyLibraries();

@@ -43,7 +43,8 @@ public class BenchResource {
     /**
      * The no-op with one Redis round trip of its own and nothing of Idemkey's: the least a replay
      * from Redis can cost while its thread waits for the reply. In this class, so that it costs per
-     * request what the bare no-op does beside its round trip (the same resource to make).
+     * request what the bare no-op does beside its round trip (the same resource to make). Not in the
+     * JDBC-only test application, which leaves {@link PlainRedis} out.
      */
     @POST
     @Path("one-round-trip")
