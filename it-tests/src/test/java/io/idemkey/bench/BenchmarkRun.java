@@ -394,7 +394,7 @@ public final class BenchmarkRun {
         Map<String, Scenario> named = scenarios.stream().collect(Collectors.toMap(Scenario::name, scenario -> scenario));
         List<Scenario> floor = List.of(Scenario.of(TWO_ROUND_TRIPS, idemkey.resolve("bench/two-round-trips"), 32, null),
                 Scenario.of(ONE_ROUND_TRIP, idemkey.resolve("bench/one-round-trip"), 32, null));
-        floorPasses(floor);
+        runRepeatedly("floor", floor, 0, PASS, WARM_UP, MEASURED); // in no repeat: its passes alone
         List<Scenario> againstBare = new ArrayList<>(List.of(named.get(coalescedFirst(32)), named.get(coalescedFromRedis(32)),
                 named.get(first(32)), named.get(fromRedis(32))));
         againstBare.addAll(floor);
@@ -444,31 +444,6 @@ public final class BenchmarkRun {
     }
 
     /**
-     * Uncounted passes of the floor's scenarios, which are in no repeat, as the repeats' passes:
-     * until the server's JIT compilers took at most {@link #QUIET_JIT} of its CPU in one (at most
-     * {@link #MAX_PASSES}), each window's share printed.
-     */
-    private void floorPasses(List<Scenario> floor) throws Exception {
-        for (int passes = 1; ; passes++) {
-            long compiling = 0;
-            long all = 0;
-            for (Scenario scenario : floor) {
-                LoadGenerator.Result pass = load.run(scenario.uri(), BODY, scenario.connections(), Duration.ZERO, PASS, scenario.keys());
-                windows = windows.plus(PASS);
-                if (pass.cost() != null) {
-                    compiling += pass.cost().serverCompilerCpuNanos();
-                    all += pass.cost().serverCpuNanos();
-                }
-            }
-            double share = all == 0 ? 0 : (double) compiling / all;
-            System.out.printf("floor: pass %d not counted, the server's JIT compilers took %.0f %% of its CPU%n", passes, share * 100);
-            if (share <= QUIET_JIT || passes == MAX_PASSES) {
-                return;
-            }
-        }
-    }
-
-    /**
      * The floor beside the two call paths, at 32 connections in the alternating windows: the no-op
      * with the round trips alone, which no store that waits for its replies on the request's thread
      * can cost less than.
@@ -509,22 +484,13 @@ public final class BenchmarkRun {
      * within a repeat, then the median and range of the three) printed after them.
      */
     private void pathTargets() {
-        ToDoubleFunction<LoadGenerator.Result> serverCpu = Figure.SERVER_CPU.of;
         ToDoubleFunction<LoadGenerator.Result> redisCpu = Figure.REDIS_CPU.of;
-        ToDoubleFunction<LoadGenerator.Result> throughput = Figure.THROUGHPUT.of;
         floorGoal("server CPU of a first execution ÷ a bare request's, 32 connections (≤ 1.25: ≤ 25 % added)",
-                String.format("%s (repeats: %s, %.0f vs %.0f µs); old path %s (repeats: %s); two round trips alone %s",
-                        alternatingSpread(coalescedFirst(32), bare(32), Figure.SERVER_CPU), ratioSpread(coalescedFirst(32), bare(32), serverCpu),
-                        cost(coalescedFirst(32), Meters.Reading::serverCpuNanos) / 1000, cost(bare(32), Meters.Reading::serverCpuNanos) / 1000,
-                        alternatingSpread(first(32), bare(32), Figure.SERVER_CPU), ratioSpread(first(32), bare(32), serverCpu),
-                        alternatingSpread(TWO_ROUND_TRIPS, bare(32), Figure.SERVER_CPU)),
-                coalescedFirst(32), TWO_ROUND_TRIPS, Figure.SERVER_CPU, 1.25);
+                coalescedFirst(32), first(32), TWO_ROUND_TRIPS, "two round trips", Figure.SERVER_CPU,
+                String.format(", %.0f vs %.0f µs", cost(coalescedFirst(32), Meters.Reading::serverCpuNanos) / 1000,
+                        cost(bare(32), Meters.Reading::serverCpuNanos) / 1000), 1.25);
         floorGoal("server CPU of a replay from Redis ÷ a bare request's, 32 connections (≤ 1.05)",
-                String.format("%s (repeats: %s); old path %s (repeats: %s); one round trip alone %s",
-                        alternatingSpread(coalescedFromRedis(32), bare(32), Figure.SERVER_CPU),
-                        ratioSpread(coalescedFromRedis(32), bare(32), serverCpu), alternatingSpread(fromRedis(32), bare(32), Figure.SERVER_CPU),
-                        ratioSpread(fromRedis(32), bare(32), serverCpu), alternatingSpread(ONE_ROUND_TRIP, bare(32), Figure.SERVER_CPU)),
-                coalescedFromRedis(32), ONE_ROUND_TRIP, Figure.SERVER_CPU, 1.05);
+                coalescedFromRedis(32), fromRedis(32), ONE_ROUND_TRIP, "one round trip", Figure.SERVER_CPU, "", 1.05);
         goal("Redis process CPU per first execution ÷ check-then-lock's, 32 connections (≤ 0.5)",
                 String.format("%s (repeats: %s, %.1f vs %.1f µs); old path %s (repeats: %s, %.1f µs)",
                         alternatingSpread(coalescedFirst(32), CHECK_THEN_LOCK, Figure.REDIS_CPU), ratioSpread(coalescedFirst(32), CHECK_THEN_LOCK, redisCpu),
@@ -533,18 +499,10 @@ public final class BenchmarkRun {
                         cost(first(32), Meters.Reading::redisCpuNanos) / 1000),
                 alternatingRatio(coalescedFirst(32), CHECK_THEN_LOCK, Figure.REDIS_CPU) <= 0.5);
         floorGoal("first execution ÷ bare throughput, 32 connections (≥ 0.9)",
-                String.format("%s (repeats: %s, %.0f vs %.0f req/s); old path %s (repeats: %s); two round trips alone %s",
-                        alternatingSpread(coalescedFirst(32), bare(32), Figure.THROUGHPUT), ratioSpread(coalescedFirst(32), bare(32), throughput),
-                        throughput(coalescedFirst(32)), throughput(bare(32)),
-                        alternatingSpread(first(32), bare(32), Figure.THROUGHPUT), ratioSpread(first(32), bare(32), throughput),
-                        alternatingSpread(TWO_ROUND_TRIPS, bare(32), Figure.THROUGHPUT)),
-                coalescedFirst(32), TWO_ROUND_TRIPS, Figure.THROUGHPUT, 0.9);
+                coalescedFirst(32), first(32), TWO_ROUND_TRIPS, "two round trips", Figure.THROUGHPUT,
+                String.format(", %.0f vs %.0f req/s", throughput(coalescedFirst(32)), throughput(bare(32))), 0.9);
         floorGoal("replay from Redis ÷ bare throughput, 32 connections (≥ 0.95)",
-                String.format("%s (repeats: %s); old path %s (repeats: %s); one round trip alone %s",
-                        alternatingSpread(coalescedFromRedis(32), bare(32), Figure.THROUGHPUT),
-                        ratioSpread(coalescedFromRedis(32), bare(32), throughput), alternatingSpread(fromRedis(32), bare(32), Figure.THROUGHPUT),
-                        ratioSpread(fromRedis(32), bare(32), throughput), alternatingSpread(ONE_ROUND_TRIP, bare(32), Figure.THROUGHPUT)),
-                coalescedFromRedis(32), ONE_ROUND_TRIP, Figure.THROUGHPUT, 0.95);
+                coalescedFromRedis(32), fromRedis(32), ONE_ROUND_TRIP, "one round trip", Figure.THROUGHPUT, "", 0.95);
         for (String request : List.of("first execution", "replay from Redis")) {
             String old = request.equals("first execution") ? first(1) : fromRedis(1);
             String neu = request.equals("first execution") ? coalescedFirst(1) : coalescedFromRedis(1);
@@ -837,14 +795,21 @@ public final class BenchmarkRun {
 
     /**
      * A target on a ratio to a bare request's at 32 connections (server CPU: at most {@code target};
-     * throughput: at least), judged on {@code scenario}'s alternating windows and said beside its
-     * floor's, the round trips alone: where even they miss the target, no change to Idemkey's code
-     * or call path meets it on this machine while the request's thread waits for its replies.
+     * throughput: at least), judged on the new path's alternating windows ({@code scenario}) and
+     * said beside its repeats' figure (then {@code detail}), the old path's ({@code oldPath}) and its
+     * floor's, the round trips alone ({@code floor}, named {@code floorName}): where even they miss
+     * the target, no change to Idemkey's code or call path meets it on this machine while the
+     * request's thread waits for its replies.
      */
-    private void floorGoal(String figure, String measured, String scenario, String floor, Figure ratio, double target) {
+    private void floorGoal(String figure, String scenario, String oldPath, String floor, String floorName, Figure ratio,
+                           String detail, double target) {
         if (ratio == Figure.REDIS_CPU) {
             throw new IllegalArgumentException("Redis's CPU is judged against check-then-lock's, not a bare request's");
         }
+        String measured = String.format("%s (repeats: %s%s); old path %s (repeats: %s); %s alone %s",
+                alternatingSpread(scenario, bare(32), ratio), ratioSpread(scenario, bare(32), ratio.of), detail,
+                alternatingSpread(oldPath, bare(32), ratio), ratioSpread(oldPath, bare(32), ratio.of), floorName,
+                alternatingSpread(floor, bare(32), ratio));
         boolean atMost = ratio == Figure.SERVER_CPU; // throughput: at least
         double value = alternatingRatio(scenario, bare(32), ratio);
         double floorValue = alternatingRatio(floor, bare(32), ratio);
