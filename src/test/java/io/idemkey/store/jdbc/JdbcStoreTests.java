@@ -205,8 +205,9 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
     @Test
     void completingInATransactionAfterATakeoverIsLostAndWritesNothing() throws SQLException {
         String key = key("taken-over");
+        long writtenAt = System.nanoTime();
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "slow", shortTtl()));
-        awaitExpiryInRealTime(System.nanoTime(), shortTtl(),
+        awaitExpiryInRealTime(writtenAt, shortTtl(),
                 () -> store.acquire(key, FINGERPRINT, "fast", LONG_LOCK) instanceof AcquireResult.Acquired, 5);
         try (Connection transaction = transactionThatWroteEffects()) {
             assertEquals(TransactionalCompletion.LOST,
@@ -221,11 +222,12 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
     @Test
     void anExpiredRowThatACommittingTransactionHoldsIsReportedInProgressNotWaitedFor() throws SQLException {
         String key = key("held-expired");
-        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", shortTtl()));
+        Duration lease = Duration.ofSeconds(1); // the transaction's statements and the completion land within it on a busy machine
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", lease));
         try (Connection transaction = transactionThatWroteEffects()) {
             assertEquals(TransactionalCompletion.JOINED,
                     inTransaction(transaction).completeInTransaction(key, "owner", RESPONSE, DAY));
-            sleep(shortTtl().toMillis() + 100); // the in-progress row others see has expired; the owner still commits
+            sleep(lease.toMillis() + 100); // the in-progress row others see has expired; the owner still commits
             // A takeover that waited for the row would time out (2 s) and answer "unavailable" (503, or run unguarded).
             assertInstanceOf(AcquireResult.InProgress.class, store.acquire(key, FINGERPRINT, "duplicate", LONG_LOCK));
             transaction.commit();

@@ -249,7 +249,7 @@ class RedisClusterStoreTest extends RedisStoreContract {
     @Test
     void pipelinedRenewalsAndCompletionsWithWaitFollowASlotBeingMovedAndAMovedSlot() {
         try (RedisIdempotencyStore waiting = RedisIdempotencyStore.open(clusterOptions(cluster).coalesce(coalesce())
-                .waitReplicas(1, Duration.ofMillis(500)))) {
+                .readTimeout(Duration.ofSeconds(10)).waitReplicas(1, Duration.ofSeconds(5)))) {
             List<RedisServer> replicated = cluster.masters().stream().filter(m -> !cluster.replicasOf(m).isEmpty()).toList();
             int slot = IntStream.range(0, 100).map(i -> JedisClusterCRC16.getSlot(key("pipelined-migration-" + i)))
                     .filter(s -> replicated.contains(cluster.masterOf(s))).findFirst().orElseThrow();

@@ -62,12 +62,14 @@ class RedisReplicatedCompletionTest {
         try (RedisServer master = server.start();
              RedisServer replica = server.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
              RedisIdempotencyStore store = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(master.url(), null, null)
-                     .waitReplicas(1, Duration.ofSeconds(5)))) {
+                     .readTimeout(Duration.ofSeconds(10)).waitReplicas(1, Duration.ofSeconds(5)))) {
             awaitLinkUp(replica);
             cacheTheScript(master);
             boolean conditionalSet = server.conditionalSet(master);
             String key = namespace + "waited";
             assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LOCK));
+            long written = master.replicationOffset(); // streamed to the replica: see the test below
+            await().atMost(Duration.ofSeconds(10)).until(() -> master.acknowledgedByReplica() >= written);
             List<String> sent;
             try (RedisMonitor monitor = RedisMonitor.start(master)) {
                 assertTrue(server.complete(store, key, conditionalSet));
@@ -102,15 +104,16 @@ class RedisReplicatedCompletionTest {
         try (RedisServer master = RedisServer.start();
              RedisServer replica = RedisServer.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
              RedisIdempotencyStore store = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(master.url(), null, null)
-                     .waitReplicas(2, Duration.ofSeconds(1)))) {
+                     .readTimeout(Duration.ofSeconds(5)).waitReplicas(2, Duration.ofSeconds(1)))) {
             awaitLinkUp(replica);
             AtomicInteger counted = new AtomicInteger();
             store.whenNotReplicated(counted::incrementAndGet); // the runtime counts idempotency.not.replicated here
             String key = namespace + "too-few";
             store.acquire(key, FINGERPRINT, "owner-1", LOCK);
-            // CI once saw 0 of 2 with a 200 ms timeout (not reproduced here in 80 tries, with and without load):
-            // the replica's link is up on its side before the master has heard from it, and its acknowledgement
-            // of the completion may be late on a busy machine; so the master has heard it first, and it has a second
+            // CI once saw 0 of 2 with a 200 ms timeout (not reproduced here in 80 tries, with and without load): the
+            // replica says its link is up before its master streams to it (Redis 7 puts it online once the sync's
+            // child is reaped and streams from the replica's next ACK, up to a second later). So: until the master
+            // reports the acquire acknowledged, and the completion's WAIT has a second
             long written = master.replicationOffset();
             await().atMost(Duration.ofSeconds(10)).until(() -> master.acknowledgedByReplica() >= written);
             long start = System.nanoTime();
