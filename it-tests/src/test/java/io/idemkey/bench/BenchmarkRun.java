@@ -141,7 +141,6 @@ public final class BenchmarkRun {
     private static final Boolean SHA_EXTENSIONS = shaExtensions();
     private static final String BODY = "{\"amount\":1999,\"currency\":\"EUR\",\"clientTimestamp\":\"2026-11-22T10:15:30Z\"}";
     /** The slow request a conflict meets holds its lease without a renewal (a script) while anything is measured. */
-    private static final String SLOW_LEASE = "io.idemkey.it.app.GuardedResource/slow/IdempotencyKey/lockTtlSeconds";
     private static final long HOLD_MILLIS = 3_600_000;
 
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -258,7 +257,7 @@ public final class BenchmarkRun {
         boolean withCluster = ONLY.contains("cluster");
         try (RedisServer redis = RedisServer.start(); RedisCluster cluster = withCluster ? RedisCluster.start(3) : null) {
             Path directory = Files.createTempDirectory("idemkey-bench");
-            Map<String, String> onRedis = Map.of("idempotency.redis.url", redis.url(), SLOW_LEASE, "3600");
+            Map<String, String> onRedis = Map.of("idempotency.redis.url", redis.url(), Deployments.SLOW_LEASE, "3600");
             Map<String, String> oldPath = merged(onRedis, Map.of("idempotency.redis.coalesce", "false"));
             List<Path> wars = new ArrayList<>(List.of(
                     war(directory, "bench", oldPath),
@@ -890,7 +889,7 @@ public final class BenchmarkRun {
             Host far = link.far();
             try (RedisServer redis = RedisServer.startOn(far); PostgresServer postgres = PostgresServer.startDurableOn(far);
                  MariaDbServer mariadb = withMariaDb ? MariaDbServer.startDurableOn(far) : null) {
-                Map<String, String> onRedis = Map.of("idempotency.redis.url", redis.url(), SLOW_LEASE, "3600");
+                Map<String, String> onRedis = Map.of("idempotency.redis.url", redis.url(), Deployments.SLOW_LEASE, "3600");
                 Map<String, String> onJdbc = Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey",
                         "idempotency.replay-cache-bytes", "0");
                 List<Path> wars = List.of(war(directory, "net-uncached", merged(onRedis, Map.of("idempotency.replay-cache-bytes", "0"))),
@@ -1069,10 +1068,10 @@ public final class BenchmarkRun {
                 : "CREATE TABLE bench_effects (id BIGSERIAL PRIMARY KEY, body TEXT NOT NULL)");
         Path directory = Files.createTempDirectory("idemkey-bench-jdbc");
         Map<String, String> jdbc = Map.of("idempotency.store", "jdbc", "idempotency.jdbc.datasource", "jdbc/idemkey",
-                "idempotency.replay-cache-bytes", "0", SLOW_LEASE, "3600");
+                "idempotency.replay-cache-bytes", "0", Deployments.SLOW_LEASE, "3600");
         Path seed003 = directory.resolve("bench-seed003.war");
         Deployments.guardedApp("bench-seed003", Map.of("idempotency.store", "custom",
-                        "bench.seed003.datasource", "jdbc/idemkey", "idempotency.replay-cache-bytes", "0", SLOW_LEASE, "3600"))
+                        "bench.seed003.datasource", "jdbc/idemkey", "idempotency.replay-cache-bytes", "0", Deployments.SLOW_LEASE, "3600"))
                 .deleteClass(CheckThenLockStore.class).addClass(Seed003Store.class)
                 .as(ZipExporter.class).exportTo(seed003.toFile(), true);
         List<Path> wars = List.of(war(directory, "bench-jdbc", jdbc), seed003,

@@ -23,6 +23,9 @@ public final class Deployments {
     /** {@link #libraries()}, once resolved. */
     private static java.io.File[] libraries;
 
+    /** The configuration property of {@code guarded/slow}'s lease: 1 s in the test application. */
+    public static final String SLOW_LEASE = "io.idemkey.it.app.GuardedResource/slow/IdempotencyKey/lockTtlSeconds";
+
     private Deployments() {
     }
 
@@ -32,7 +35,7 @@ public final class Deployments {
         config.put("idempotency.redis.url", TestRedis.get().url());
         config.put("idempotency.redis.connect-timeout-ms", "500");
         config.put("idempotency.redis.read-timeout-ms", "500");
-        config.put("io.idemkey.it.app.GuardedResource/slow/IdempotencyKey/lockTtlSeconds", "1");
+        config.put(SLOW_LEASE, "1");
         config.putAll(extraConfig);
         return ShrinkWrap.create(WebArchive.class, name + ".war")
                 .addPackage(TestApplication.class.getPackage())

@@ -42,9 +42,13 @@ class MemoryStoreIT extends ClientOfOneDeployment {
     @Test
     void requestWhileTheFirstRunsGets409AndServerErrorsRelease() throws Exception {
         String key = Http.newKey();
-        var first = CompletableFuture.supplyAsync(() -> http.post("guarded/slow?millis=1500", key));
-        http.awaitExecution(key);
-        assertEquals(409, http.post("guarded/slow?millis=1500", key).statusCode());
+        var first = CompletableFuture.supplyAsync(() -> http.post("guarded/held", key));
+        try {
+            http.awaitExecution(key);
+            assertEquals(409, http.post("guarded/held", key).statusCode());
+        } finally {
+            http.post("guarded/release?key=" + Http.query(key), null);
+        }
         assertEquals(200, first.get().statusCode());
 
         String failing = Http.newKey();

@@ -52,14 +52,19 @@ class ObservabilityIT extends ClientOfOneDeployment {
     @DisabledIfSystemProperty(named = "idemkey.server", matches = "wildfly",
             disabledReason = "WildFly has no MicroProfile Metrics (docs/servers-wildfly.md)")
     void runningRequestShowsInFlightAndItsRetryCountsAsAConflictOfItsEndpoint() throws Exception {
-        String endpoint = "endpoint=\"POST /guarded/slow\"";
+        String endpoint = "endpoint=\"POST /guarded/held\"";
         String before = documents.metrics();
         String key = Http.newKey();
         CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() ->
-                http.post("guarded/slow?millis=2000", key));
-        http.awaitExecution(key);
-        String during = documents.metrics();
-        assertEquals(409, http.post("guarded/slow?millis=2000", key).statusCode());
+                http.post("guarded/held", key)); // until released: in progress however slow the machine
+        String during;
+        try {
+            http.awaitExecution(key);
+            during = documents.metrics();
+            assertEquals(409, http.post("guarded/held", key).statusCode());
+        } finally {
+            http.post("guarded/release?key=" + Http.query(key), null);
+        }
         assertEquals(200, first.get().statusCode());
         assertTrue(ServerDocuments.value(during, "idempotency_in_flight") >= 1, during);
         await().atMost(Duration.ofSeconds(10)).until(() -> ServerDocuments.value(documents.metrics(), "idempotency_in_flight") == 0);

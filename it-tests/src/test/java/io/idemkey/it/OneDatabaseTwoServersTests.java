@@ -23,7 +23,7 @@ abstract class OneDatabaseTwoServersTests extends TwoServersTests {
         database = started;
         DatabaseStatements.enable(database);
         Path war = Files.createTempDirectory("idemkey-two-servers-jdbc").resolve("shared.war");
-        Deployments.guardedApp("shared", JdbcStoreIT.JDBC).as(ZipExporter.class).exportTo(war.toFile(), true);
+        Deployments.guardedApp("shared", onALongLease(JdbcStoreIT.JDBC)).as(ZipExporter.class).exportTo(war.toFile(), true);
         ServerProcess[] both = startBoth(kind ->
                 ServerProcess.startForTestsWithDatabase(kind, List.of(war), ServerProcess.freePort(), database));
         payara = both[0];

@@ -18,7 +18,7 @@ class TwoServersIT extends TwoServersTests {
     @BeforeAll
     static void start() throws Exception {
         Path war = Files.createTempDirectory("idemkey-two-servers").resolve("shared.war");
-        Deployments.guardedApp("shared", Map.of()).as(ZipExporter.class).exportTo(war.toFile(), true);
+        Deployments.guardedApp("shared", onALongLease(Map.of())).as(ZipExporter.class).exportTo(war.toFile(), true);
         ServerProcess[] both = startBoth(kind -> ServerProcess.startForTests(kind, List.of(war)));
         payara = both[0];
         liberty = both[1];

@@ -4,7 +4,9 @@ import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -39,6 +41,17 @@ abstract class TwoServersTests {
         CompletableFuture<ServerProcess> payara = CompletableFuture.supplyAsync(() -> start.apply(ServerProcess.Kind.PAYARA));
         ServerProcess liberty = start.apply(ServerProcess.Kind.LIBERTY);
         return new ServerProcess[] {payara.get(), liberty};
+    }
+
+    /**
+     * {@code config} with {@code guarded/slow} on its annotation's 30 s lease instead of the test
+     * application's 1 s: nothing here waits for a lease to run out, and a 1 s lease on a freshly
+     * started JVM of a loaded machine can be lost (see {@link #warmUp}).
+     */
+    static Map<String, String> onALongLease(Map<String, String> config) {
+        Map<String, String> longLease = new LinkedHashMap<>(config);
+        longLease.put(Deployments.SLOW_LEASE, "30");
+        return longLease;
     }
 
     /**

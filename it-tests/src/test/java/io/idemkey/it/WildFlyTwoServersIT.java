@@ -46,7 +46,7 @@ class WildFlyTwoServersIT extends TwoServersTests {
         Assumptions.assumeFalse(Boolean.getBoolean("idemkey.test.payara7Skipped"),
                 "Payara Micro 7 left out (-Dit.skip.payara7Server=true): no WildFly + Payara Micro 7 pair");
         Path war = Files.createTempDirectory("idemkey-two-servers").resolve("shared.war");
-        Deployments.guardedApp("shared", Map.of()).as(ZipExporter.class).exportTo(war.toFile(), true);
+        Deployments.guardedApp("shared", onALongLease(Map.of())).as(ZipExporter.class).exportTo(war.toFile(), true);
         CompletableFuture<ServerProcess> startingPayara = CompletableFuture.supplyAsync(() ->
                 PayaraMicroServer.startPayara7(List.of(war), ServerProcess.freePort()));
         try {
@@ -90,14 +90,18 @@ class WildFlyTwoServersIT extends TwoServersTests {
     @Test
     void idemkeysCountersAreInWildFlysMicrometerPrometheusEndpoint() throws Exception {
         Http http = new Http(wildfly.uri("shared"));
-        String endpoint = "endpoint=\"POST /guarded/slow\"";
+        String endpoint = "endpoint=\"POST /guarded/held\"";
         String before = prometheus();
         String key = Http.newKey();
-        CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> http.post("guarded/slow?millis=1000", key));
-        http.awaitExecution(key);
-        assertEquals(409, http.post("guarded/slow?millis=1000", key).statusCode());
+        CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> http.post("guarded/held", key));
+        try {
+            http.awaitExecution(key);
+            assertEquals(409, http.post("guarded/held", key).statusCode());
+        } finally {
+            http.post("guarded/release?key=" + Http.query(key), null);
+        }
         assertEquals(200, first.get().statusCode());
-        assertEquals("true", http.post("guarded/slow?millis=1000", key).headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals("true", http.post("guarded/held", key).headers().firstValue("Idempotent-Replayed").orElse(null));
         String[] after = new String[1];
         await().atMost(Duration.ofSeconds(10)).until(() -> ServerDocuments.value(after[0] = prometheus(),
                 "idempotency_replayed_total", endpoint) - ServerDocuments.value(before, "idempotency_replayed_total", endpoint) == 1);

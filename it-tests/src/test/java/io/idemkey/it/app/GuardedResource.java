@@ -28,7 +28,11 @@ import jakarta.ws.rs.core.SecurityContext;
 
 import java.net.URI;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Endpoints for the integration tests. Each guarded method counts its executions per key and answers
@@ -37,6 +41,9 @@ import java.util.UUID;
 @Path("/guarded")
 @Produces(MediaType.APPLICATION_JSON)
 public class GuardedResource {
+
+    /** The requests {@code held}, by key (the raw header: one per test). */
+    private static final Map<String, CountDownLatch> HELD = new ConcurrentHashMap<>();
 
     @Inject
     Executions executions;
@@ -170,6 +177,31 @@ public class GuardedResource {
         int execution = executions.record(key());
         Thread.sleep(millis);
         return Response.ok("{\"execution\":" + execution + ",\"id\":\"" + UUID.randomUUID() + "\"}").build();
+    }
+
+    /**
+     * Runs until {@code POST guarded/release?key=...} (at most 2 minutes), on the annotation's
+     * lease (30 s, not overridden: no renewal while a test looks): for tests that need a request
+     * in progress for as long as they look, on a machine of any speed.
+     */
+    @POST
+    @Path("/held")
+    @IdempotencyKey
+    public Response held() throws InterruptedException {
+        String key = key();
+        int execution = executions.record(key);
+        if (!HELD.computeIfAbsent(key, k -> new CountDownLatch(1)).await(2, TimeUnit.MINUTES)) {
+            throw new IllegalStateException("never released: " + key);
+        }
+        HELD.remove(key);
+        return Response.ok("{\"execution\":" + execution + ",\"id\":\"" + UUID.randomUUID() + "\"}").build();
+    }
+
+    /** Lets the request {@code held} with this key (or the next one) answer. */
+    @POST
+    @Path("/release")
+    public void release(@QueryParam("key") String key) {
+        HELD.computeIfAbsent(key, k -> new CountDownLatch(1)).countDown();
     }
 
     @POST
