@@ -56,7 +56,7 @@ class ObservabilityIT extends ClientOfOneDeployment {
         String before = documents.metrics();
         String key = Http.newKey();
         CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() ->
-                http.post("guarded/held", key)); // until released: in progress however slow the machine
+                http.post("guarded/held", key)); // until released: in progress while the metrics are read
         String during;
         try {
             http.awaitExecution(key);

@@ -59,7 +59,7 @@ class RateLimitIT extends ClientOfOneDeployment {
         // While the first request runs, every retry reaches Redis (nothing to replay from a cache yet).
         String key = Http.newKey();
         CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() ->
-                http.post("guarded/held", key)); // until released: in progress however slow the machine
+                http.post("guarded/held", key)); // until released (the 5/3s window still bounds the six requests)
         HttpResponse<String> limited;
         try {
             http.awaitExecution(key);

@@ -383,7 +383,7 @@ abstract class StatusTableTests {
             http.postJson("guarded/echo", key, "{}");
             assertEquals(List.of(), calls.take(), "replay: from this server's cache of completed records");
 
-            // held until released, on a 30 s lease: in progress, and no renewal, for as long as the test looks
+            // held until released, on a 30 s lease: in progress, and no renewal for its first 10 s
             String held = Http.newKey();
             var first = CompletableFuture.supplyAsync(() -> http.post("guarded/held", held));
             try {

@@ -59,7 +59,8 @@ abstract class TwoServersTests {
      * send them, before the tests: on a loaded 2-core machine a just-started JVM (the quick JIT only)
      * took longer than the test application's 1 s lease over its first concurrent requests (the
      * renewals did not get through: "decision=lost-lease ... durationMs=1171" for a 200 ms request),
-     * so that their keys ran again, as documented for a lost lease.
+     * so that their keys ran again, as documented for a lost lease. The pairs now deploy with a 30 s
+     * lease ({@link #onALongLease}); WildFly's pair still warms up.
      */
     static void warmUp(ServerProcess... servers) throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(16);

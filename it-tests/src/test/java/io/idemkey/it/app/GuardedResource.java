@@ -42,7 +42,7 @@ import java.util.concurrent.TimeUnit;
 @Produces(MediaType.APPLICATION_JSON)
 public class GuardedResource {
 
-    /** The requests {@code held}, by key (the raw header: one per test). */
+    /** The requests {@code held}, by key as {@link IdempotencyContext#key()} reads it (unquoted): a fresh key per test. */
     private static final Map<String, CountDownLatch> HELD = new ConcurrentHashMap<>();
 
     @Inject
@@ -172,7 +172,7 @@ public class GuardedResource {
 
     @POST
     @Path("/slow")
-    @IdempotencyKey(lockTtlSeconds = 30) // overridden to 1 s in the deployment's configuration
+    @IdempotencyKey(lockTtlSeconds = 30) // 1 s in Deployments.guardedApp (SLOW_LEASE); the two-server pairs keep 30 s
     public Response slow(@QueryParam("millis") long millis) throws InterruptedException {
         int execution = executions.record(key());
         Thread.sleep(millis);
@@ -181,8 +181,8 @@ public class GuardedResource {
 
     /**
      * Runs until {@code POST guarded/release?key=...} (at most 2 minutes), on the annotation's
-     * lease (30 s, not overridden: no renewal while a test looks): for tests that need a request
-     * in progress for as long as they look, on a machine of any speed.
+     * lease (30 s, not overridden: its first renewal comes 10 s in): for tests that need a request
+     * in progress while they look, without racing a sleep.
      */
     @POST
     @Path("/held")
