@@ -166,9 +166,9 @@ class PaymentConsumerIT {
         ServerProcess victim = servers.stream().filter(s -> counts(s).getJsonNumber("applying").longValue() == 1).findFirst().orElseThrow();
         ServerProcess survivor = servers.get(1 - servers.indexOf(victim));
         long survivorRequeued = counts(survivor).getJsonNumber("requeued").longValue();
+        long killedAt = System.nanoTime(); // before kill(), which waits for the process to be gone: its renewals end here
         victim.kill();
         servers.remove(victim);
-        long killedAt = System.nanoTime();
 
         await().atMost(Duration.ofSeconds(60)).until(() -> ledger().containsKey(id));
         long seconds = Duration.ofNanos(System.nanoTime() - killedAt).toSeconds();
