@@ -22,6 +22,7 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 
 /** A small HTTP client for the tests: real requests over loopback. */
 public final class Http {
@@ -118,6 +119,44 @@ public final class Http {
         return json(readiness).getJsonArray("checks").getValuesAs(JsonObject.class).stream()
                 .filter(check -> check.getString("name").equals("idempotency-store")).findFirst()
                 .orElseThrow(() -> new AssertionError("no idempotency-store check in " + readiness.body()));
+    }
+
+    /**
+     * A request to the test application's {@code guarded/held} with this key, started and running
+     * (on a 30 s lease, until released): {@link Held#close()} releases it.
+     */
+    public Held hold(String key) throws InterruptedException {
+        Held held = new Held(key, CompletableFuture.supplyAsync(() -> post("guarded/held", key)));
+        try {
+            awaitExecution(key);
+        } catch (InterruptedException | RuntimeException | Error e) {
+            held.close();
+            throw e;
+        }
+        return held;
+    }
+
+    /** A request {@link #hold held} in progress. */
+    public final class Held implements AutoCloseable {
+
+        private final String key;
+        private final CompletableFuture<HttpResponse<String>> answer;
+
+        private Held(String key, CompletableFuture<HttpResponse<String>> answer) {
+            this.key = key;
+            this.answer = answer;
+        }
+
+        /** Its answer, once released. */
+        public HttpResponse<String> answer() throws Exception {
+            return answer.get();
+        }
+
+        /** Lets it answer. */
+        @Override
+        public void close() {
+            post("guarded/release?key=" + query(key), null);
+        }
     }
 
     /** Waits until the guarded method has started for this key (it counts its execution first). */

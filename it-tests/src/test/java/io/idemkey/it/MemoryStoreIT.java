@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpResponse;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -42,14 +41,11 @@ class MemoryStoreIT extends ClientOfOneDeployment {
     @Test
     void requestWhileTheFirstRunsGets409AndServerErrorsRelease() throws Exception {
         String key = Http.newKey();
-        var first = CompletableFuture.supplyAsync(() -> http.post("guarded/held", key));
-        try {
-            http.awaitExecution(key);
+        Http.Held first = http.hold(key);
+        try (first) {
             assertEquals(409, http.post("guarded/held", key).statusCode());
-        } finally {
-            http.post("guarded/release?key=" + Http.query(key), null);
         }
-        assertEquals(200, first.get().statusCode());
+        assertEquals(200, first.answer().statusCode());
 
         String failing = Http.newKey();
         assertEquals(500, http.post("guarded/server-error", failing).statusCode());

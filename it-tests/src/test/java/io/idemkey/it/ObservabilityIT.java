@@ -11,13 +11,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 
 import java.net.URI;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -55,17 +53,13 @@ class ObservabilityIT extends ClientOfOneDeployment {
         String endpoint = "endpoint=\"POST /guarded/held\"";
         String before = documents.metrics();
         String key = Http.newKey();
-        CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() ->
-                http.post("guarded/held", key)); // until released: in progress while the metrics are read
+        Http.Held first = http.hold(key); // until released: in progress while the metrics are read
         String during;
-        try {
-            http.awaitExecution(key);
+        try (first) {
             during = documents.metrics();
             assertEquals(409, http.post("guarded/held", key).statusCode());
-        } finally {
-            http.post("guarded/release?key=" + Http.query(key), null);
         }
-        assertEquals(200, first.get().statusCode());
+        assertEquals(200, first.answer().statusCode());
         assertTrue(ServerDocuments.value(during, "idempotency_in_flight") >= 1, during);
         await().atMost(Duration.ofSeconds(10)).until(() -> ServerDocuments.value(documents.metrics(), "idempotency_in_flight") == 0);
         String after = documents.metrics();

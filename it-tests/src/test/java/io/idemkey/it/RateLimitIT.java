@@ -9,7 +9,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -58,21 +57,17 @@ class RateLimitIT extends ClientOfOneDeployment {
     void requestsThatReachTheStoreAreCountedThereInTheAcquireScript() throws Exception {
         // While the first request runs, every retry reaches Redis (nothing to replay from a cache yet).
         String key = Http.newKey();
-        CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() ->
-                http.post("guarded/held", key)); // until released (the 5/3s window still bounds the six requests)
+        Http.Held first = http.hold(key); // until released (the 5/3s window still bounds the six requests)
         HttpResponse<String> limited;
-        try {
-            http.awaitExecution(key);
+        try (first) {
             for (int i = 2; i <= 5; i++) {
                 assertEquals(409, http.post("guarded/held", key).statusCode(), "request " + i);
             }
             limited = http.post("guarded/held", key);
-        } finally {
-            http.post("guarded/release?key=" + Http.query(key), null);
         }
         assertEquals(429, limited.statusCode(), limited.body());
         assertTrue(limited.body().contains("https://idemkey.io/problems/rate-limited"), limited.body());
-        assertEquals(200, first.get().statusCode());
+        assertEquals(200, first.answer().statusCode());
         assertEquals(1, http.executions(key));
     }
 

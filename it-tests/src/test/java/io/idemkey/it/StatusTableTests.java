@@ -255,20 +255,17 @@ abstract class StatusTableTests {
     @Test
     void requestWhileTheFirstIsRunningGets409WithRetryAfter() throws Exception {
         String key = Http.newKey();
-        var first = CompletableFuture.supplyAsync(() -> http.post("guarded/held", key));
+        Http.Held first = http.hold(key);
         HttpResponse<String> concurrent;
-        try {
-            http.awaitExecution(key);
+        try (first) {
             concurrent = http.post("guarded/held", key);
-        } finally {
-            http.post("guarded/release?key=" + Http.query(key), null);
         }
         assertEquals(409, concurrent.statusCode());
         assertTrue(concurrent.body().contains("https://idemkey.io/problems/request-in-progress"));
         long retryAfter = Long.parseLong(concurrent.headers().firstValue("Retry-After").orElseThrow());
         assertTrue(retryAfter >= 1, "Retry-After " + retryAfter);
-        assertEquals(200, first.get().statusCode());
-        assertEquals(first.get().body(), http.post("guarded/held", key).body());
+        assertEquals(200, first.answer().statusCode());
+        assertEquals(first.answer().body(), http.post("guarded/held", key).body());
         assertEquals(1, http.executions(key));
     }
 
@@ -385,16 +382,13 @@ abstract class StatusTableTests {
 
             // held until released, on a 30 s lease: in progress, and no renewal for its first 10 s
             String held = Http.newKey();
-            var first = CompletableFuture.supplyAsync(() -> http.post("guarded/held", held));
-            try {
-                http.awaitExecution(held);
+            Http.Held first = http.hold(held);
+            try (first) {
                 calls.take();
                 assertEquals(409, http.post("guarded/held", held).statusCode());
                 assertEquals(List.of(call), calls.take(), "conflict: acquire only");
-            } finally {
-                http.post("guarded/release?key=" + Http.query(held), null);
             }
-            assertEquals(200, first.get().statusCode());
+            assertEquals(200, first.answer().statusCode());
         }
     }
 

@@ -93,14 +93,11 @@ class WildFlyTwoServersIT extends TwoServersTests {
         String endpoint = "endpoint=\"POST /guarded/held\"";
         String before = prometheus();
         String key = Http.newKey();
-        CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> http.post("guarded/held", key));
-        try {
-            http.awaitExecution(key);
+        Http.Held first = http.hold(key);
+        try (first) {
             assertEquals(409, http.post("guarded/held", key).statusCode());
-        } finally {
-            http.post("guarded/release?key=" + Http.query(key), null);
         }
-        assertEquals(200, first.get().statusCode());
+        assertEquals(200, first.answer().statusCode());
         assertEquals("true", http.post("guarded/held", key).headers().firstValue("Idempotent-Replayed").orElse(null));
         String[] after = new String[1];
         await().atMost(Duration.ofSeconds(10)).until(() -> ServerDocuments.value(after[0] = prometheus(),
