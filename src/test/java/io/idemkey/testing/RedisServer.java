@@ -382,6 +382,16 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits (up to 10 s) until this master has heard its first replica acknowledge everything written
+     * so far: from then on a {@code WAIT} counts it (a replica's link is up before that).
+     */
+    public void awaitAcknowledgedByReplica() {
+        long written = replicationOffset();
+        await("replica of port " + port + " acknowledged offset " + written).atMost(Duration.ofSeconds(10))
+                .until(() -> acknowledgedByReplica() >= written);
+    }
+
     /** How far this master's first replica has acknowledged its replication stream, as the master last heard; -1 without one. */
     public long acknowledgedByReplica() {
         try (Jedis jedis = client()) {

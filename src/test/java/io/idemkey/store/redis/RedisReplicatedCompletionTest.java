@@ -68,8 +68,7 @@ class RedisReplicatedCompletionTest {
             boolean conditionalSet = server.conditionalSet(master);
             String key = namespace + "waited";
             assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner-1", LOCK));
-            long written = master.replicationOffset(); // streamed to the replica: see the test below
-            await().atMost(Duration.ofSeconds(10)).until(() -> master.acknowledgedByReplica() >= written);
+            master.awaitAcknowledgedByReplica(); // streamed to the replica: see the test below
             List<String> sent;
             try (RedisMonitor monitor = RedisMonitor.start(master)) {
                 assertTrue(server.complete(store, key, conditionalSet));
@@ -114,8 +113,7 @@ class RedisReplicatedCompletionTest {
             // replica says its link is up before its master streams to it (Redis 7 puts it online once the sync's
             // child is reaped and streams from the replica's next ACK, up to a second later). So: until the master
             // reports the acquire acknowledged, and the completion's WAIT has a second
-            long written = master.replicationOffset();
-            await().atMost(Duration.ofSeconds(10)).until(() -> master.acknowledgedByReplica() >= written);
+            master.awaitAcknowledgedByReplica();
             long start = System.nanoTime();
             assertTrue(store.complete(key, "owner-1", RESPONSE, DAY), "the master has it: the response goes out");
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -152,9 +150,8 @@ class RedisReplicatedCompletionTest {
             boolean conditionalSet = server.conditionalSet(master);
             String key = namespace + "retried";
             store.acquire(key, FINGERPRINT, "owner-1", LOCK);
-            long written = master.replicationOffset();
             // the replica has acknowledged everything so far (it does each second), so a WAIT with no write before it counts it
-            await().atMost(Duration.ofSeconds(10)).until(() -> master.acknowledgedByReplica() >= written);
+            master.awaitAcknowledgedByReplica();
             replica.freeze();
             try {
                 Future<Boolean> completed = caller.submit(() -> server.complete(store, key, conditionalSet));
