@@ -106,7 +106,10 @@ public class IdempotencyInterceptor {
      * with the method's effects or not at all, so a crash after the commit cannot let a retry run
      * again. If the key's lease was lost meanwhile (the record expired, perhaps taken over by another
      * request), the transaction is rolled back and the client gets 409; if the store cannot be
-     * reached, 503.
+     * reached, 503. As the transaction commits, after its persistence contexts flushed, the result
+     * is rendered again, and the record takes that rendering if it differs (an id the database
+     * generated, a version, a value an entity callback set); the response filters compare it with the
+     * response the client receives ({@link io.idemkey.core.Execution#answered}).
      */
     private void recordInTransaction(GuardedRequest guarded, Object result) {
         Transactions transactions = runtime.transactions();
@@ -134,7 +137,8 @@ public class IdempotencyInterceptor {
             case LOST -> throw new WebApplicationException(PROBLEMS.problem(Problems.Type.KEY_TAKEN_OVER, "This request"
                     + " outlived its key's lease, so its effects were undone: another request with the same key may have"
                     + " run meanwhile. Retry with the same key to receive the outcome."));
-            case JOINED, NOT_JOINED -> {
+            case JOINED -> transactions.beforeCompletion(() -> guarded.render(result).ifPresent(execution::renderedAtCommit));
+            case NOT_JOINED -> {
             }
         }
     }

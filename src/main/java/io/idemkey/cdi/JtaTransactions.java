@@ -9,6 +9,7 @@ import javax.naming.NamingException;
 import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.function.Consumer;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /** {@link Transactions} through the server's {@link TransactionSynchronizationRegistry}. */
@@ -59,6 +60,31 @@ final class JtaTransactions implements Transactions {
             @Override
             public void afterCompletion(int status) {
                 ended.accept(status == Status.STATUS_COMMITTED);
+            }
+        });
+    }
+
+    /**
+     * Interposed, like the JPA providers' own synchronisations on these servers: those run first
+     * (non-interposed ones before every interposed one, interposed ones in the order registered),
+     * so the persistence context has flushed when {@code work} runs.
+     */
+    @Override
+    public void beforeCompletion(Runnable work) {
+        registry.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+                try {
+                    work.run();
+                } catch (RuntimeException | Error e) {
+                    LOG.log(Level.WARNING, "Idemkey: the record could not be completed as the transaction commits;"
+                            + " the transaction is rolled back", e);
+                    registry.setRollbackOnly();
+                }
+            }
+
+            @Override
+            public void afterCompletion(int status) {
             }
         });
     }

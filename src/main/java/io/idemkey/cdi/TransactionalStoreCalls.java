@@ -11,6 +11,7 @@ import io.idemkey.spi.IdempotencyStore;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 
@@ -49,7 +50,7 @@ final class TransactionalStoreCalls implements IdempotentCalls.StoreCalls {
     }
 
     @Override
-    public void record(Execution execution, StoredResponse outcome) {
+    public void record(Execution execution, StoredResponse outcome, Supplier<StoredResponse> outcomeAtCommit) {
         if (!transactions.present()) {
             execution.complete(outcome);
             return;
@@ -59,9 +60,11 @@ final class TransactionalStoreCalls implements IdempotentCalls.StoreCalls {
             return;
         }
         AtomicBoolean joined = new AtomicBoolean();
+        AtomicReference<StoredResponse> recorded = new AtomicReference<>(outcome);
         execution.workBegins(); // the lease is renewed until the transaction ends, however long the caller's runs on
         try {
-            transactions.afterCompletion(committed -> afterCompletion(execution, outcome, joined.get(), committed));
+            transactions.beforeCompletion(() -> recorded.set(atCommit(execution, recorded.get(), outcomeAtCommit, joined.get())));
+            transactions.afterCompletion(committed -> afterCompletion(execution, recorded.get(), joined.get(), committed));
         } catch (RuntimeException e) {
             execution.workEnded();
             throw e;
@@ -79,6 +82,29 @@ final class TransactionalStoreCalls implements IdempotentCalls.StoreCalls {
             case NOT_JOINED -> {
             }
         }
+    }
+
+    /**
+     * The outcome as the transaction commits, after its persistence contexts flushed (a returned
+     * entity's generated id and version are set only then): the one recorded, in the transaction
+     * where the record was written in it, after the commit otherwise. If it cannot be written again,
+     * the outcome as the call returned stays.
+     */
+    private StoredResponse atCommit(Execution execution, StoredResponse returned, Supplier<StoredResponse> outcomeAtCommit,
+                                    boolean joined) {
+        StoredResponse latest;
+        try {
+            latest = outcomeAtCommit.get();
+        } catch (RuntimeException notSerialisable) {
+            LOG.warning(() -> "Idemkey: the outcome of the call with the key '" + execution.shownKey() + "' in "
+                    + execution.endpoint() + " could not be written as JSON as its transaction commits ("
+                    + notSerialisable + "); it is recorded as the call returned it");
+            return returned;
+        }
+        if (joined) {
+            execution.renderedAtCommit(latest);
+        }
+        return latest;
     }
 
     private void afterCompletion(Execution execution, StoredResponse outcome, boolean joined, boolean committed) {

@@ -23,6 +23,14 @@ interface Transactions {
     void afterCompletion(Consumer<Boolean> ended);
 
     /**
+     * Runs {@code work} as the active transaction is about to commit, after the synchronisations
+     * registered before it: the persistence contexts the transaction has used have flushed by then
+     * (their providers register on first use). If {@code work} fails, the transaction is marked
+     * rollback-only (and the failure logged).
+     */
+    void beforeCompletion(Runnable work);
+
+    /**
      * Runs a store call outside the active transaction (suspended meanwhile), so that it takes effect
      * at once whatever becomes of the transaction, the way it does without one.
      */
@@ -47,6 +55,11 @@ interface Transactions {
 
         @Override
         public void afterCompletion(Consumer<Boolean> ended) {
+            throw new IllegalStateException("no transaction");
+        }
+
+        @Override
+        public void beforeCompletion(Runnable work) {
             throw new IllegalStateException("no transaction");
         }
 

@@ -67,6 +67,11 @@ public final class Execution {
     private volatile boolean lastAttemptFailed;
     /** The response written in a transaction that has not ended yet (for the replay cache). */
     private volatile StoredResponse pendingReplay;
+    /**
+     * The response committed with the method's effects, until the response the client receives has
+     * been compared with it ({@link #answered}).
+     */
+    private volatile StoredResponse committedWithEffects;
     private volatile Instant nextRenewalAt;
     /** A renewal of this lease was handed to the store and has not come back. */
     private volatile boolean renewalOnItsWay;
@@ -339,7 +344,13 @@ public final class Execution {
     public void transactionEnded(boolean committed) {
         StoredResponse response = pendingReplay;
         pendingReplay = null;
+        try {
+            store.transactionEnded(recordKey, ownerToken);
+        } catch (RuntimeException e) {
+            log(Level.FINE, "transaction-ended-failed", "error", String.valueOf(e));
+        }
         if (committed && state.compareAndSet(State.COMMITTING, State.COMPLETED)) {
+            committedWithEffects = response;
             metrics.count(Event.COMPLETED, endpoint);
             replayCache.put(recordKey, fingerprint, response, clock.instant().plus(policy.ttl()));
             log(Level.FINE, "completed", "in", "transaction", "status", response == null ? null : response.status());
@@ -347,6 +358,91 @@ public final class Execution {
             retryable = true;
             state.compareAndSet(State.COMMITTING, State.RUNNING);
             log(Level.FINE, "rolled-back", "reason", "the transaction holding the record rolled back");
+        }
+    }
+
+    /**
+     * The method's result rendered again while its transaction commits, once the persistence context
+     * has flushed (generated ids, versions, values set by entity callbacks are there only then): if
+     * it differs from the response {@link #completeInTransaction} wrote, the record takes it, inside
+     * the same transaction. Called from the transaction's {@code beforeCompletion}; a response that
+     * cannot be recorded leaves the earlier one (logged).
+     *
+     * @throws RuntimeException if the store failed to write it: the transaction must not commit
+     */
+    public void renderedAtCommit(StoredResponse latest) {
+        StoredResponse written = pendingReplay;
+        if (state.get() != State.COMMITTING || written == null || written.sameToClient(latest)) {
+            return;
+        }
+        byte[] encoded;
+        try {
+            encoded = encode(latest);
+        } catch (IllegalArgumentException notRecordable) {
+            metrics.count(Event.NOT_RECORDED, endpoint);
+            log(Level.WARNING, "not-recorded", "reason", notRecordable.getMessage()
+                    + "; the record keeps the response rendered before the transaction flushed");
+            return;
+        }
+        boolean replaced;
+        try {
+            replaced = store.replaceResponseInTransaction(recordKey, ownerToken, encoded);
+        } catch (RuntimeException e) {
+            metrics.count(Event.STORE_ERROR, endpoint);
+            throw e;
+        }
+        if (replaced) {
+            pendingReplay = latest;
+            log(Level.FINE, "rendered-at-commit", "status", latest.status());
+        } else {
+            log(Level.WARNING, "not-rerendered", "reason", "the store kept the response rendered before the"
+                    + " transaction flushed");
+        }
+    }
+
+    /** Whether the record was committed with the method's effects and waits for {@link #answered}. */
+    public boolean committedWithEffects() {
+        return committedWithEffects != null;
+    }
+
+    /**
+     * The response the client receives, once the record committed with the method's effects: where it
+     * differs from the committed one (a response filter changed it after the commit), the record
+     * takes it before it goes out, so that a retry gets what the first caller got. A retry that
+     * arrives between the commit and this call gets the committed response. A server error made of
+     * a committed outcome is not recorded: the record keeps what the method answered.
+     */
+    public void answered(StoredResponse actual) {
+        StoredResponse committed = committedWithEffects;
+        committedWithEffects = null;
+        if (committed == null || committed.sameToClient(actual)) {
+            return;
+        }
+        if (actual.status() >= 500) {
+            log(Level.WARNING, "not-rerecorded", "reason", "the response became " + actual.status() + " after the"
+                    + " transaction committed the outcome; the record keeps the committed response");
+            return;
+        }
+        byte[] encoded;
+        try {
+            encoded = encode(actual);
+        } catch (IllegalArgumentException notRecordable) {
+            metrics.count(Event.NOT_RECORDED, endpoint);
+            log(Level.WARNING, "not-rerecorded", "reason", notRecordable.getMessage()
+                    + "; the record keeps the response committed with the method's effects");
+            return;
+        }
+        try {
+            if (store.replaceResponse(recordKey, ownerToken, encoded)) {
+                replayCache.put(recordKey, fingerprint, actual, clock.instant().plus(policy.ttl()));
+                log(Level.FINE, "rerecorded", "reason", "the response changed after the transaction committed");
+            } else {
+                log(Level.WARNING, "not-rerecorded", "reason", "the record is gone or no longer this request's");
+            }
+        } catch (RuntimeException e) {
+            metrics.count(Event.STORE_ERROR, endpoint);
+            log(Level.WARNING, "rerecord-failed", "error", String.valueOf(e),
+                    "reason", "the record keeps the response committed with the method's effects");
         }
     }
 

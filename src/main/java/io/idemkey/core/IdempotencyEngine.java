@@ -379,7 +379,9 @@ public final class IdempotencyEngine {
                 } catch (IllegalArgumentException e) {
                     return storeBroken(e, endpoint, key);
                 }
-                replayCache.put(recordKey, fingerprint, response, attemptAt.plus(completed.remainingTtl()));
+                if (settled(completed, policy)) {
+                    replayCache.put(recordKey, fingerprint, response, attemptAt.plus(completed.remainingTtl()));
+                }
                 return replay(response, endpoint, key, storeMs);
             }
             if (result instanceof AcquireResult.Mismatch) {
@@ -512,6 +514,17 @@ public final class IdempotencyEngine {
 
     RecordCodec codec() {
         return codec;
+    }
+
+    /**
+     * Whether a completed record read from the store is kept in the replay cache: always, unless the
+     * store joins transactions and the record is younger than its lock TTL. A record committed with
+     * its method's effects may still take, once, the response its client received
+     * ({@link Execution#answered}) right after the commit; an instance that replays it meanwhile must
+     * not keep the earlier response for the record's whole life.
+     */
+    private boolean settled(AcquireResult.Completed completed, IdempotencyPolicy policy) {
+        return !store.joinsTransactions() || policy.ttl().minus(completed.remainingTtl()).compareTo(policy.lockTtl()) >= 0;
     }
 
     ReplayCache replayCache() {

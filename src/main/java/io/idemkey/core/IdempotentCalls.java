@@ -34,7 +34,7 @@ public final class IdempotentCalls {
             }
 
             @Override
-            public void record(Execution execution, StoredResponse outcome) {
+            public void record(Execution execution, StoredResponse outcome, Supplier<StoredResponse> outcomeAtCommit) {
                 execution.complete(outcome);
             }
 
@@ -47,8 +47,15 @@ public final class IdempotentCalls {
         /** Acquires the key (the engine's decision), where other callers see the record at once. */
         Decision acquire(Supplier<Decision> acquire);
 
-        /** The work returned (or threw a recorded exception): record its outcome. */
-        void record(Execution execution, StoredResponse outcome);
+        /**
+         * The work returned (or threw a recorded exception): record its outcome.
+         *
+         * @param outcome         the outcome as the work ended
+         * @param outcomeAtCommit the outcome written again, for a transaction to take as it commits:
+         *                        a returned entity has its generated id and version only once its
+         *                        persistence context has flushed (it may throw, as the first did not)
+         */
+        void record(Execution execution, StoredResponse outcome, Supplier<StoredResponse> outcomeAtCommit);
 
         /** The work failed: release the key, so that a later call runs again. */
         void release(Execution execution, String reason);
@@ -128,7 +135,10 @@ public final class IdempotentCalls {
             execution.releaseUnrecorded("the result cannot be written as JSON: " + notSerialisable);
             return rethrowOr(recordedFailure, value);
         }
-        storeCalls.record(execution, outcome);
+        T returned = value;
+        StoredResponse ended = outcome;
+        storeCalls.record(execution, outcome, recordedFailure != null ? () -> ended
+                : () -> CallOutcome.returned(jsonb, returned, resultType));
         return rethrowOr(recordedFailure, value);
     }
 

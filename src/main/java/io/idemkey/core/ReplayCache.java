@@ -10,9 +10,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Completed records this instance has seen, kept in memory so that a replay costs no round trip.
- * Safe because a completed record never changes: an entry never outlives its record (it expires
- * no later than the record does in the store) and is keyed by the full record key, so it never
- * crosses scopes. Bounded in entries' body bytes; past the bound, the oldest entries make room.
+ * Safe because a completed record does not change once settled (one committed with its method's
+ * effects may take the client's response once, right after the commit: the engine caches such a
+ * record read from the store only when it is older than its lock TTL); an entry never outlives its
+ * record (it expires no later than the record does in the store) and is keyed by the full record
+ * key, so it never crosses scopes. Bounded in entries' body bytes; past the bound, the oldest entries make room.
  * Thread-safe.
  */
 final class ReplayCache {

@@ -1,7 +1,11 @@
 package io.idemkey.core;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -52,6 +56,24 @@ public final class StoredResponse {
 
     public int bodyLength() {
         return body.length;
+    }
+
+    /**
+     * Whether a client could tell the two apart: the same status and body, and for each header name
+     * (case-insensitive) the same values in the same order. The order between different names means
+     * nothing in HTTP, so it is not compared.
+     */
+    public boolean sameToClient(StoredResponse other) {
+        return status == other.status && Arrays.equals(body, other.body) && byName(headers).equals(byName(other.headers));
+    }
+
+    private static Map<String, List<String>> byName(List<Header> headers) {
+        Map<String, List<String>> byName = new HashMap<>();
+        for (Header header : headers) {
+            byName.computeIfAbsent(header.name().toLowerCase(Locale.ROOT), name -> new ArrayList<>())
+                    .add(header.value());
+        }
+        return byName;
     }
 
     @Override

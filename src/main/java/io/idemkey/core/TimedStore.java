@@ -59,6 +59,21 @@ public final class TimedStore implements IdempotencyStore {
     }
 
     @Override
+    public boolean replaceResponseInTransaction(String recordKey, String ownerToken, byte[] response) {
+        return timed("complete", () -> delegate.replaceResponseInTransaction(recordKey, ownerToken, response));
+    }
+
+    @Override
+    public void transactionEnded(String recordKey, String ownerToken) {
+        delegate.transactionEnded(recordKey, ownerToken);
+    }
+
+    @Override
+    public boolean replaceResponse(String recordKey, String ownerToken, byte[] response) {
+        return timed("complete", () -> delegate.replaceResponse(recordKey, ownerToken, response));
+    }
+
+    @Override
     public boolean joinsTransactions() {
         return delegate.joinsTransactions();
     }

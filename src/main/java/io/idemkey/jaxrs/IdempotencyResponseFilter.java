@@ -12,7 +12,9 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
  * Decides the fate of a guarded request's key once its response exists, before anything reaches
  * the client: a server error, a retryable outcome or a request refused before the method started
  * releases the key; anything else is recorded (right here when there is no entity, otherwise by
- * {@link IdempotencyWriterInterceptor} once the entity's bytes are known).
+ * {@link IdempotencyWriterInterceptor} once the entity's bytes are known). A response recorded in
+ * the method's transaction, which has committed, is compared with the response as it goes out the
+ * same way ({@link Execution#answered}).
  *
  * <p>Registered with the lowest priority so that it runs after every other response filter and
  * sees the final status.
@@ -31,10 +33,22 @@ public final class IdempotencyResponseFilter implements ContainerResponseFilter 
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
         currentRequest.clearAwaiting(); // the method ran already, or never will
         Execution execution = execution(request.getProperty(GuardedRequest.ATTRIBUTE));
-        if (execution == null || !execution.isRunning()) {
+        if (execution == null) {
             return;
         }
         int status = response.getStatus();
+        if (execution.committedWithEffects()) {
+            // recorded with the method's effects: the record takes the response as the client gets it
+            if (response.hasEntity()) {
+                request.setProperty(RequestProperties.STATUS_TO_RECORD, status);
+            } else {
+                execution.answered(recorder.record(status, response.getHeaders(), null, new byte[0]));
+            }
+            return;
+        }
+        if (!execution.isRunning()) {
+            return;
+        }
         if (!execution.started() && status < 400) {
             // A success can only come from the method: the interceptor did not run (the resource is
             // not a CDI bean, say). Record it rather than silently lose the protection.

@@ -28,7 +28,15 @@ public final class IdempotencyWriterInterceptor implements WriterInterceptor {
     public void aroundWriteTo(WriterInterceptorContext context) throws IOException, WebApplicationException {
         Execution execution = execution(context.getProperty(GuardedRequest.ATTRIBUTE));
         Integer status = (Integer) context.getProperty(RequestProperties.STATUS_TO_RECORD);
-        if (execution == null || status == null || !execution.isRunning()) {
+        if (execution == null || status == null) {
+            context.proceed();
+            return;
+        }
+        if (execution.committedWithEffects()) {
+            answerCommitted(context, execution, status);
+            return;
+        }
+        if (!execution.isRunning()) {
             context.proceed();
             return;
         }
@@ -52,6 +60,28 @@ public final class IdempotencyWriterInterceptor implements WriterInterceptor {
         }
         byte[] body = capture.captured();
         execution.complete(recorder.record(status, context.getHeaders(), context.getMediaType(), body));
+        original.write(body);
+    }
+
+    /**
+     * The record committed with the method's effects: its response is compared with the bytes as
+     * written, before they reach the client. One too large to capture is streamed as it is and the
+     * record keeps the committed response.
+     */
+    private void answerCommitted(WriterInterceptorContext context, Execution execution, int status) throws IOException {
+        OutputStream original = context.getOutputStream();
+        CaptureOutputStream capture = new CaptureOutputStream(original, recorder.captureLimit());
+        context.setOutputStream(capture);
+        try {
+            context.proceed();
+        } finally {
+            context.setOutputStream(original);
+        }
+        if (capture.overflowed()) {
+            return;
+        }
+        byte[] body = capture.captured();
+        execution.answered(recorder.record(status, context.getHeaders(), context.getMediaType(), body));
         original.write(body);
     }
 

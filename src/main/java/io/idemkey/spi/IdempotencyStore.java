@@ -137,6 +137,51 @@ public interface IdempotencyStore extends AutoCloseable {
     }
 
     /**
+     * Replaces the response of a record that {@link #completeInTransaction} completed in the JTA
+     * transaction active on the calling thread, inside that transaction, while it commits: the
+     * method's result rendered again once the transaction has flushed its persistence context
+     * (generated ids, versions and callbacks' values are set only then). The transaction still holds
+     * the record, so no other request can have taken it. Stores that never join transactions keep
+     * this default, which writes nothing.
+     *
+     * @return {@code true} if the record now holds {@code response}
+     * @param recordKey the record's key
+     * @param ownerToken the owner token the record was acquired and completed with
+     * @param response the response to replay instead, stored as it is
+     */
+    default boolean replaceResponseInTransaction(String recordKey, String ownerToken, byte[] response) {
+        return false;
+    }
+
+    /**
+     * The transaction {@link #completeInTransaction} completed this record in has ended, committed
+     * or rolled back: the store lets go of what it kept for the transaction (the JDBC store: the
+     * connection {@link #replaceResponseInTransaction} writes through). This default keeps nothing.
+     *
+     * @param recordKey the record's key
+     * @param ownerToken the owner token the record was acquired and completed with
+     */
+    default void transactionEnded(String recordKey, String ownerToken) {
+    }
+
+    /**
+     * Replaces the response of a completed record that is still alive and owned by
+     * {@code ownerToken}, outside any transaction, leaving its expiry as it is: where the response
+     * the client received differs from the one committed with the method's effects (a response
+     * filter changed it after the commit). Stores that never join transactions complete their
+     * records from the response as written and keep this default, which writes nothing.
+     *
+     * @return {@code true} if the record now holds {@code response}, {@code false} if it is gone,
+     *         not completed or owned by another request
+     * @param recordKey the record's key
+     * @param ownerToken the owner token the record was acquired and completed with
+     * @param response the response to replay instead, stored as it is
+     */
+    default boolean replaceResponse(String recordKey, String ownerToken, byte[] response) {
+        return false;
+    }
+
+    /**
      * Deletes the record if it is still in progress and owned by {@code ownerToken}, so that a retry
      * with the same key runs again.
      *

@@ -44,6 +44,7 @@ class TransactionalStoreCallsTest {
         boolean present;
         boolean rollbackOnly;
         final List<Consumer<Boolean>> synchronizations = new ArrayList<>();
+        final List<Runnable> beforeCompletions = new ArrayList<>();
 
         void begin() {
             present = true;
@@ -51,6 +52,16 @@ class TransactionalStoreCallsTest {
         }
 
         void end(boolean commit) {
+            if (commit && !rollbackOnly) {
+                for (Runnable work : beforeCompletions) {
+                    try {
+                        work.run();
+                    } catch (RuntimeException e) {
+                        rollbackOnly = true;
+                    }
+                }
+            }
+            beforeCompletions.clear();
             present = false;
             synchronizations.forEach(s -> s.accept(commit && !rollbackOnly));
             synchronizations.clear();
@@ -74,6 +85,11 @@ class TransactionalStoreCallsTest {
         @Override
         public void afterCompletion(Consumer<Boolean> ended) {
             synchronizations.add(ended);
+        }
+
+        @Override
+        public void beforeCompletion(Runnable work) {
+            beforeCompletions.add(work);
         }
 
         @Override
@@ -105,6 +121,25 @@ class TransactionalStoreCallsTest {
         assertEquals(1, store.completes.get());
         assertEquals("transfer #1", transfer("k1"));
         assertEquals(1, runs.get());
+    }
+
+    /** A JPA entity gets its generated id and version as the transaction flushes, after the call returned. */
+    public static final class Entity {
+        public Long id;
+        public String name;
+    }
+
+    @Test
+    void theRecordedOutcomeIsTheResultAsItIsWhenTheTransactionCommits() {
+        Entity entity = new Entity();
+        entity.name = "transfer";
+        transaction.begin();
+        Entity returned = calls.call(POLICY, "k1", Entity.class, List.of(), storeCalls, () -> entity);
+        returned.id = 42L; // the flush
+        transaction.end(true);
+        Entity replayed = calls.call(POLICY, "k1", Entity.class, List.of(), storeCalls, Entity::new);
+        assertEquals(42L, replayed.id);
+        assertEquals("transfer", replayed.name);
     }
 
     @Test

@@ -432,26 +432,37 @@ abstract class ExactlyOnceTests {
      * JPA writes a persisted entity when the persistence context flushes, at commit, after the
      * method returned (with a sequence id, {@code persist()} mostly touches no table at all): the
      * record still commits with it. The server halts right after the commit; after the restart the
-     * retry is replayed and the entity exists once.
+     * retry is replayed and the entity exists once. An order with an identity id, the entity itself returned:
+     * the record committed with it holds the id the database generated at the flush.
      */
     @Tag(MORE)
     @Test
     @Order(8)
     void aJpaEntityPersistedWithoutFlushCommitsWithTheRecordAndACrashAfterTheCommitIsReplayed() throws Exception {
         assumeFalse(server.kind() == ServerProcess.Kind.WILDFLY, ONE_CRASH_ON_WILDFLY);
-        for (String ids : List.of("sequence", "identity")) {
-            String key = Http.newKey();
-            Http http = new Http(server.uri("once-jpa"));
-            assertThrows(RuntimeException.class, () -> http.send(jpaCharge(http, ids, key, "crash")), "the server halts");
-            server.await();
-            assertEquals(1, jpaEffects(ids, key), ids + ": the entity committed before the crash");
-            server = start();
-            Http restarted = new Http(server.uri("once-jpa"));
-            HttpResponse<String> retry = restarted.send(jpaCharge(restarted, ids, key, null));
-            assertEquals(201, retry.statusCode(), retry.body());
-            assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null), ids + ": replayed");
-            assertEquals(1, jpaEffects(ids, key), ids + ": exactly one entity");
-        }
+        String charge = Http.newKey();
+        Http http = new Http(server.uri("once-jpa"));
+        assertThrows(RuntimeException.class, () -> http.send(jpaCharge(http, "sequence", charge, "crash")), "the server halts");
+        server.await();
+        assertEquals(1, jpaEffects("sequence", charge), "the entity committed before the crash");
+        server = start();
+        Http restarted = new Http(server.uri("once-jpa"));
+        HttpResponse<String> retry = restarted.send(jpaCharge(restarted, "sequence", charge, null));
+        assertEquals(201, retry.statusCode(), retry.body());
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null), "replayed");
+        assertEquals(1, jpaEffects("sequence", charge), "exactly one entity");
+
+        String order = Http.newKey();
+        assertThrows(RuntimeException.class, () -> restarted.send(createOrder(restarted, order, "crash")), "the server halts");
+        server.await();
+        assertEquals(1, database.queryLong("SELECT count(*) FROM jpa_orders WHERE idemkey = ?", order), "committed");
+        server = start();
+        Http again = new Http(server.uri("once-jpa"));
+        HttpResponse<String> replayed = again.send(createOrder(again, order, null));
+        assertEquals("true", replayed.headers().firstValue("Idempotent-Replayed").orElse(null), replayed.body());
+        assertEquals(database.queryLong("SELECT id FROM jpa_orders WHERE idemkey = ?", order),
+                Http.json(replayed).getJsonNumber("id").longValue(), "the id generated at the flush: " + replayed.body());
+        assertEquals(1, database.queryLong("SELECT count(*) FROM jpa_orders WHERE idemkey = ?", order), "exactly one entity");
     }
 
     /** A JPA request that outlived its lease: its entity is never flushed, the client gets 409. */
@@ -493,6 +504,93 @@ abstract class ExactlyOnceTests {
         assertEquals(201, retry[0].statusCode(), retry[0].body());
         assertTrue(retry[0].headers().firstValue("Idempotent-Replayed").isEmpty());
         assertEquals(1, jpaEffects(ids, key));
+    }
+
+    /**
+     * A create that returns the persisted entity: its identity id, version and {@code @PrePersist}
+     * timestamp are set as the transaction flushes, after the method returned, and a response filter
+     * adds its {@code ETag} after the commit. The retry gets exactly what the first caller got.
+     */
+    @Test
+    @Order(9)
+    void aJpaCreateIsReplayedAsTheFirstCallerReceivedItWithItsGeneratedIdAndVersion() {
+        Http http = new Http(server.uri("once-jpa"));
+        String key = Http.newKey();
+        HttpResponse<String> first = http.send(createOrder(http, key));
+        assertEquals(201, first.statusCode(), first.body());
+        jakarta.json.JsonObject order = Http.json(first);
+        assertEquals(database.queryLong("SELECT id FROM jpa_orders WHERE idemkey = ?", key), order.getJsonNumber("id").longValue(),
+                "the first caller got the id the database generated: " + first.body());
+        assertTrue(first.headers().firstValue("ETag").isPresent(), "the response filter's ETag");
+
+        HttpResponse<String> retry = http.send(createOrder(http, key));
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(201, retry.statusCode());
+        assertEquals(first.body(), retry.body(), "byte for byte");
+        assertEquals(first.headers().firstValue("ETag"), retry.headers().firstValue("ETag"));
+        assertEquals(first.headers().firstValue("Content-Type"), retry.headers().firstValue("Content-Type"));
+        assertEquals(1, database.queryLong("SELECT count(*) FROM jpa_orders WHERE idemkey = ?", key));
+    }
+
+    /**
+     * An update that returns the managed entity: the flush increments its version and its
+     * {@code @PreUpdate} callback stamps it. A client doing optimistic locking with the replay must
+     * get the version the database holds.
+     */
+    @Test
+    @Order(9)
+    void aJpaUpdateIsReplayedWithTheVersionItsFlushWrote() {
+        Http http = new Http(server.uri("once-jpa"));
+        HttpResponse<String> created = http.send(createOrder(http, Http.newKey()));
+        assertEquals(201, created.statusCode(), created.body());
+        long id = Http.json(created).getJsonNumber("id").longValue();
+        String key = Http.newKey();
+        HttpResponse<String> first = http.send(amendOrder(http, id, key));
+        assertEquals(200, first.statusCode(), first.body());
+        jakarta.json.JsonObject amended = Http.json(first);
+        assertEquals(database.queryLong("SELECT version FROM jpa_orders WHERE id = ?", id), amended.getInt("version"),
+                "the version the flush wrote: " + first.body());
+        assertTrue(amended.containsKey("updatedAt"), "stamped by @PreUpdate at the flush: " + first.body());
+
+        HttpResponse<String> retry = http.send(amendOrder(http, id, key));
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(first.body(), retry.body(), "byte for byte");
+        assertEquals(first.headers().firstValue("ETag"), retry.headers().firstValue("ETag"));
+    }
+
+    /** An {@code @Idempotent} service method returning the entity it persisted: the replay has its id. */
+    @Test
+    @Order(9)
+    void anIdempotentMethodReturningAJpaEntityIsReplayedWithTheIdItGotAtTheFlush() {
+        Http http = new Http(server.uri("once-jpa"));
+        String key = Http.newKey();
+        HttpResponse<String> returned = http.send(http.request("jpa/orders/placed/" + key + "?amount=700")
+                .POST(HttpRequest.BodyPublishers.noBody()).build());
+        assertEquals(200, returned.statusCode(), returned.body());
+        long id = database.queryLong("SELECT id FROM jpa_orders WHERE idemkey = ?", key);
+        assertEquals(id, Http.json(returned).getJsonNumber("id").longValue(), returned.body());
+
+        HttpResponse<String> replayed = http.send(http.request("jpa/orders/placed/" + key + "?amount=700")
+                .POST(HttpRequest.BodyPublishers.noBody()).build());
+        assertEquals(returned.body(), replayed.body(), "the returned entity and the replayed one");
+        assertEquals(1, database.queryLong("SELECT count(*) FROM jpa_orders WHERE idemkey = ?", key), "ran once");
+    }
+
+    private static HttpRequest createOrder(Http http, String key) {
+        return createOrder(http, key, null);
+    }
+
+    private static HttpRequest createOrder(Http http, String key, String then) {
+        HttpRequest.Builder request = http.request("jpa/orders?amount=1250").header(Http.KEY, key);
+        if (then != null) {
+            request.header("X-Then", then);
+        }
+        return request.POST(HttpRequest.BodyPublishers.noBody()).build();
+    }
+
+    private static HttpRequest amendOrder(Http http, long id, String key) {
+        return http.request("jpa/orders/" + id + "?note=gift").header(Http.KEY, key)
+                .method("PATCH", HttpRequest.BodyPublishers.noBody()).build();
     }
 
     private static HttpRequest jpaCharge(Http http, String ids, String key, String then) {

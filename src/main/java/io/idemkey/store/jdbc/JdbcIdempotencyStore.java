@@ -18,6 +18,8 @@ import java.sql.SQLTransientException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 import java.util.regex.Matcher;
@@ -64,6 +66,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     private final StoreConnections connections;
     private final String table;
     private final AtomicBoolean warnedNotJoined = new AtomicBoolean();
+    /** The connections records were completed with in transactions not ended yet, by record key and owner. */
+    private final Map<String, Connection> keptInTransaction = new ConcurrentHashMap<>();
     /** The table could not be created at start-up (the database was away): created on first use. */
     private volatile boolean tablePending;
     /** Requests are counted (a rate limit is configured): releases keep the row for its count. */
@@ -340,7 +344,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
         TransactionalCompletion outcome;
         try {
             outcome = connections.inTransaction("complete", (connection, timeout) ->
-                    dialect(connection).completeInTransaction(connection, timeout, recordKey, ownerToken, response, ttl));
+                    dialect(connection).completeInTransaction(connection, timeout, recordKey, ownerToken, response, ttl),
+                    joined -> joined == TransactionalCompletion.JOINED, connection -> keptInTransaction.put(kept(recordKey, ownerToken), connection));
         } catch (SQLException e) {
             throw failure("complete", e);
         }
@@ -355,6 +360,56 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     @Override
     public boolean joinsTransactions() {
         return true;
+    }
+
+    /**
+     * On the connection {@link #completeInTransaction} wrote the record with, kept open until the
+     * transaction ends: as it commits, a container may hand out no connection in it any more
+     * (Payara's are then in auto-commit mode). One {@code UPDATE}, fenced on the owner token; the
+     * transaction holds the row since it wrote it.
+     */
+    @Override
+    public boolean replaceResponseInTransaction(String recordKey, String ownerToken, byte[] response) {
+        try {
+            Connection kept = keptInTransaction.get(kept(recordKey, ownerToken));
+            if (kept == null) {
+                return false;
+            }
+            return connections.onKept(kept, (connection, timeout) -> replaceResponse(connection, timeout, "", recordKey,
+                    ownerToken, response));
+        } catch (SQLException e) {
+            throw failure("replace the recorded response", e);
+        }
+    }
+
+    @Override
+    public void transactionEnded(String recordKey, String ownerToken) {
+        Connection kept = keptInTransaction.remove(kept(recordKey, ownerToken));
+        if (kept != null) {
+            StoreConnections.close(kept);
+        }
+    }
+
+    private static String kept(String recordKey, String ownerToken) {
+        return recordKey + '\n' + ownerToken;
+    }
+
+    @Override
+    public boolean replaceResponse(String recordKey, String ownerToken, byte[] response) {
+        return outside("replace the recorded response", (connection, timeout) -> replaceResponse(connection, timeout,
+                " AND expires_at > " + dialect(connection).nowSql(), recordKey, ownerToken, response));
+    }
+
+    private boolean replaceResponse(Connection connection, int timeout, String alive, String recordKey, String ownerToken,
+                                    byte[] response) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("UPDATE " + table + " SET response = ?"
+                + " WHERE record_key = ? AND owner_token = ? AND completed" + alive)) {
+            statement.setQueryTimeout(timeout);
+            statement.setBytes(1, response);
+            statement.setString(2, recordKey);
+            statement.setString(3, ownerToken);
+            return statement.executeUpdate() == 1;
+        }
     }
 
     /**
@@ -397,6 +452,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     /** Stops the checkout watchdog; the data source belongs to the container (or the caller). */
     @Override
     public void close() {
+        keptInTransaction.values().forEach(StoreConnections::close);
+        keptInTransaction.clear();
         connections.close();
     }
 

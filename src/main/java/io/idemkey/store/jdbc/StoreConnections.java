@@ -8,6 +8,8 @@ import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -101,13 +103,45 @@ final class StoreConnections implements AutoCloseable {
      * within the store's timeout.
      */
     <T> T inTransaction(String operation, Work<T> work) throws SQLException {
+        return inTransaction(operation, work, result -> false, connection -> {
+        });
+    }
+
+    /**
+     * {@link #inTransaction(String, Work)}, keeping the connection open when {@code keep} says so of
+     * the work's result: handed to {@code kept} for more work in the same transaction
+     * ({@link #onKept}), to be {@linkplain #close(Connection) closed} once the transaction has ended.
+     */
+    <T> T inTransaction(String operation, Work<T> work, Predicate<T> keep, Consumer<Connection> kept) throws SQLException {
         long deadline = System.nanoTime() + timeout.toNanos();
         Borrowed borrowed = borrow(operation, deadline);
+        boolean keeping = false;
         try {
             enlist(borrowed.connection, operation);
-            return work.run(borrowed.connection, timeoutSeconds(deadline));
+            T result = work.run(borrowed.connection, timeoutSeconds(deadline));
+            keeping = keep.test(result);
+            return result;
         } finally {
-            borrowed.giveBack();
+            borrowed.restore();
+            if (keeping) {
+                kept.accept(borrowed.connection);
+            } else {
+                borrowed.close();
+            }
+        }
+    }
+
+    /** More work in the transaction on a connection {@link #inTransaction(String, Work, Predicate, Consumer)} kept. */
+    <T> T onKept(Connection connection, Work<T> work) throws SQLException {
+        return work.run(connection, (int) timeout.toSeconds() + CANCEL_AFTER_SECONDS);
+    }
+
+    /** Gives a kept connection back to its pool. */
+    static void close(Connection connection) {
+        try {
+            connection.close();
+        } catch (SQLException | RuntimeException e) {
+            LOG.log(Level.FINE, "Idemkey: a connection kept for a transaction could not be closed", e);
         }
     }
 
@@ -211,6 +245,12 @@ final class StoreConnections implements AutoCloseable {
         }
 
         void giveBack() {
+            restore();
+            close();
+        }
+
+        /** Puts the connection's network timeout back as it was. */
+        void restore() {
             try {
                 if (networkTimeoutSet && !connection.isClosed()) {
                     connection.setNetworkTimeout(ON_CALLER, networkTimeoutBefore);
@@ -218,6 +258,9 @@ final class StoreConnections implements AutoCloseable {
             } catch (SQLException | RuntimeException e) {
                 // the connection broke meanwhile: the pool finds out
             }
+        }
+
+        void close() {
             try {
                 connection.close();
             } catch (SQLException | RuntimeException e) {
