@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * An application that uses another store than Redis may leave Jedis out of its WAR (README shows
+ * An application that uses another store than Redis may leave Jedis out of its WAR (docs/getting-started.md shows
  * the {@code <exclusions>}): every class of the library but the Redis store's loads, links and
  * shows its members (as CDI does with a bean class) on a class path without Jedis, and the settings
  * of the JDBC and memory stores are read and printed. The deployments that prove it on the servers:

@@ -60,7 +60,7 @@ public final class Deployments {
 
     /**
      * The test application as an application that uses only the JDBC store builds it: Idemkey with
-     * Jedis excluded ({@code src/test/resources/jdbc-only-app/pom.xml}, the README's
+     * Jedis excluded ({@code src/test/resources/jdbc-only-app/pom.xml}, getting-started's
      * {@code <exclusions>}), and none of the test application's own Redis classes (the chaos ledger,
      * the benchmark's store, the benchmark floor's client: the bench resource's round-trip endpoints
      * would throw {@code NoClassDefFoundError} there, and nothing calls them).
