@@ -33,6 +33,7 @@ import java.util.function.BooleanSupplier;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -147,6 +148,25 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
         assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, OTHER_FINGERPRINT, "new-owner", LONG_LOCK));
         assertEquals(1, count("record_key = '" + key + "'"), "one row, now the new owner's");
         assertEquals(1, count("record_key = '" + key + "' AND owner_token = 'new-owner'"));
+    }
+
+    /**
+     * The response a client received after its record committed replaces the committed one: only
+     * for the owner, only on a completed record, its expiry kept.
+     */
+    @Test
+    void aCompletedRecordsResponseIsReplacedOnlyByItsOwnerAndKeepsItsExpiry() {
+        String key = key("replaced");
+        byte[] answered = "the response as written".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
+        assertFalse(store.replaceResponse(key, "owner", answered), "in progress: nothing to replace");
+        assertTrue(store.complete(key, "owner", RESPONSE, DAY));
+        Duration before = ((AcquireResult.Completed) store.acquire(key, FINGERPRINT, "retry", LONG_LOCK)).remainingTtl();
+        assertFalse(store.replaceResponse(key, "another", answered), "not the owner's");
+        assertTrue(store.replaceResponse(key, "owner", answered));
+        AcquireResult.Completed replayed = (AcquireResult.Completed) store.acquire(key, FINGERPRINT, "retry", LONG_LOCK);
+        assertArrayEquals(answered, replayed.response());
+        assertTrue(replayed.remainingTtl().compareTo(before) <= 0, "the expiry is kept: " + replayed.remainingTtl());
     }
 
     @Test
