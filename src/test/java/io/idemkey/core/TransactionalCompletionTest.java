@@ -111,6 +111,44 @@ class TransactionalCompletionTest {
         assertInstanceOf(Decision.Replay.class, redisLike.begin("k4", "k4", FINGERPRINT, POLICY, "POST /x"));
     }
 
+    /** The flush set the id and version after the method returned: the record takes the new rendering. */
+    @Test
+    void aResponseRenderedAgainAtCommitReplacesTheOneWrittenWhenTheMethodReturned() {
+        Execution execution = begin("k6");
+        assertEquals(TransactionalCompletion.JOINED, execution.completeInTransaction(CREATED));
+        StoredResponse flushed = new StoredResponse(201, CREATED.headers(),
+                "{\"id\":1,\"version\":1}".getBytes(StandardCharsets.UTF_8));
+        execution.renderedAtCommit(flushed);
+        store.commit();
+        execution.transactionEnded(true);
+        IdempotencyEngine otherInstance = IdempotencyEngine.builder(store, scheduler).clock(clock).build();
+        assertEquals(flushed, ((Decision.Replay) otherInstance.begin("k6", "k6", FINGERPRINT, POLICY, "POST /x")).response());
+        assertEquals(flushed, ((Decision.Replay) engine.begin("k6", "k6", FINGERPRINT, POLICY, "POST /x")).response(),
+                "this instance's replay cache");
+    }
+
+    /**
+     * A record committed with its effects may still take its client's response right after the
+     * commit: another instance that replays it meanwhile keeps asking the store until it is older
+     * than its lock TTL, and caches it from then on.
+     */
+    @Test
+    void anotherInstanceCachesARecordCommittedWithItsEffectsOnlyOnceItIsOlderThanItsLockTtl() {
+        Execution execution = begin("k7");
+        assertEquals(TransactionalCompletion.JOINED, execution.completeInTransaction(CREATED));
+        store.commit();
+        execution.transactionEnded(true);
+        IdempotencyEngine otherInstance = IdempotencyEngine.builder(store, scheduler).clock(clock).build();
+        int before = store.acquires.get();
+        otherInstance.begin("k7", "k7", FINGERPRINT, POLICY, "POST /x");
+        otherInstance.begin("k7", "k7", FINGERPRINT, POLICY, "POST /x");
+        assertEquals(before + 2, store.acquires.get(), "young: read from the store each time");
+        clock.advance(LOCK_TTL);
+        otherInstance.begin("k7", "k7", FINGERPRINT, POLICY, "POST /x");
+        otherInstance.begin("k7", "k7", FINGERPRINT, POLICY, "POST /x");
+        assertEquals(before + 3, store.acquires.get(), "settled: cached");
+    }
+
     private Execution begin(String key) {
         Execution execution = ((Decision.Proceed) engine.begin(key, key, FINGERPRINT, POLICY, "POST /x")).execution();
         execution.markStarted();
@@ -123,6 +161,7 @@ class TransactionalCompletionTest {
 
         private final IdempotencyStore delegate;
         private Runnable pending;
+        private Duration pendingTtl;
         /** A transaction holds every record: renewals cannot look at them. */
         volatile boolean held;
         int heldRenewals;
@@ -143,7 +182,14 @@ class TransactionalCompletionTest {
                 return TransactionalCompletion.LOST;
             }
             pending = () -> delegate.complete(recordKey, ownerToken, response, ttl);
+            pendingTtl = ttl;
             return TransactionalCompletion.JOINED;
+        }
+
+        @Override
+        public boolean replaceResponseInTransaction(String recordKey, String ownerToken, byte[] response) {
+            pending = () -> delegate.complete(recordKey, ownerToken, response, pendingTtl);
+            return true;
         }
 
         @Override
