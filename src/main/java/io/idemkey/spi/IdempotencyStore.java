@@ -128,7 +128,9 @@ public interface IdempotencyStore extends AutoCloseable {
     }
 
     /**
-     * Whether {@link #completeInTransaction} can join the caller's transaction at all.
+     * Whether {@link #completeInTransaction} can join the caller's transaction at all. A store that
+     * joins also implements {@link #replaceResponseInTransaction}, {@link #transactionEnded} and
+     * {@link #replaceResponse}, so that its records hold the response as the client received it.
      *
      * @return whether {@link #completeInTransaction} can join the caller's transaction
      */
