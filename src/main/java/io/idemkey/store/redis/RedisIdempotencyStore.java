@@ -58,10 +58,10 @@ import java.util.logging.Logger;
  * 8.4), which is that one command, and the script only where it wrote nothing
  * ({@link #complete(String, String, byte[], byte[], Duration)}). A
  * record is one compact string that Redis expires itself ({@code PX}); with a rate limit, a key's
- * request counter lives beside it, in the same cluster slot, for its window. Each script touches
- * only the keys it is given, so in a cluster it runs on the record's slot's master; a node that
- * never saw the script answers {@code NOSCRIPT} and gets its text once. Nothing else of Idemkey's
- * lives in Redis.
+ * request counter lives beside it, under a key that starts with the record's, in the same cluster
+ * slot, for its window ({@link #counterKey}). Each script touches only the keys it is given, so in
+ * a cluster it runs on the record's slot's master; a node that never saw the script answers
+ * {@code NOSCRIPT} and gets its text once. Nothing else of Idemkey's lives in Redis.
  *
  * <p>A command that fails on a pooled connection (Redis restarted, a proxy dropped it) is retried
  * once on a fresh connection before the store is declared unavailable, so the first request after
@@ -330,13 +330,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     }
 
     /**
-     * The request counter of a record key, in the record's Redis Cluster slot: the record key as a
-     * hash tag ({@code {<record key>}#requests} hashes as the record key does), or, where the prefix
-     * carries a hash tag already, the record key with a suffix. {@code #} never occurs in a record
-     * key (scope and key are percent-encoded), so a counter never names a record.
+     * The request counter of a record key: the record key, then a suffix, so it starts with
+     * whatever the record key starts with (the key prefix a Redis ACL user is limited to), and it
+     * lands in the record's Redis Cluster slot: {@code <record key>{<record key>}#requests}, whose
+     * hash tag is the record key (a record key holds no brace: scope and key are percent-encoded),
+     * or, where the prefix carries a hash tag already, {@code <record key>#requests}, which hashes
+     * by that tag. {@code #} never occurs in a record key, so a counter never names a record.
      */
     static String counterKey(String recordKey) {
-        return recordKey.indexOf('{') >= 0 ? recordKey + "#requests" : "{" + recordKey + "}#requests";
+        return recordKey.indexOf('{') >= 0 ? recordKey + "#requests" : recordKey + "{" + recordKey + "}#requests";
     }
 
     @Override
