@@ -126,6 +126,10 @@ public class IdempotencyRuntime {
         try {
             startAll();
         } catch (RuntimeException | Error e) { // CDI calls no @PreDestroy then: stop the pools and the store here
+            if (e instanceof ConfigurationException) {
+                // a server may show only the container's wrapper of what a @PostConstruct threw (Payara Micro does)
+                LOG.severe(e.getMessage());
+            }
             stop();
             throw e;
         }
