@@ -18,6 +18,7 @@ import io.idemkey.core.TimedStore;
 import io.idemkey.resource.ResourceMethods;
 import io.idemkey.core.RecordAdmin;
 import io.idemkey.spi.IdempotencyStore;
+import io.idemkey.spi.StoreAccessDeniedException;
 import io.idemkey.spi.StoreInspection;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.store.jdbc.ExpiredRowsCleanup;
@@ -125,6 +126,10 @@ public class IdempotencyRuntime {
         try {
             startAll();
         } catch (RuntimeException | Error e) { // CDI calls no @PreDestroy then: stop the pools and the store here
+            if (e instanceof ConfigurationException) {
+                // a server may show only the container's wrapper of what a @PostConstruct threw (Payara Micro does)
+                LOG.severe(e.getMessage());
+            }
             stop();
             throw e;
         }
@@ -193,6 +198,9 @@ public class IdempotencyRuntime {
                     settings.protection().codec(), ADMIN_DEFAULT_TTL, Clock.systemUTC(), engine::forgetReplay);
             LOG.info(() -> "Idemkey's admin API is on, under " + adminSettings.path() + ", for the role "
                     + adminSettings.role());
+        }
+        if (store instanceof RedisIdempotencyStore redis) {
+            checkPermissions(redis, settings, adminSettings.enabled());
         }
         LOG.info(() -> "Idemkey started: " + settings);
     }
@@ -421,6 +429,24 @@ public class IdempotencyRuntime {
             return fresh;
         }
         return Optional.of(policy);
+    }
+
+    /**
+     * A Redis user that lacks a permission Idemkey needs (an ACL), or credentials Redis does not
+     * accept, fail the deployment, naming what was refused; a Redis that does not answer now does
+     * not (an outage at start-up is answered 503, as later), and the first call that is refused
+     * says what is missing.
+     */
+    private static void checkPermissions(RedisIdempotencyStore redis, IdempotencySettings settings, boolean listed) {
+        try {
+            redis.checkPermissions(settings.keyPrefix(), settings.rateLimit().isPresent(), listed);
+        } catch (StoreAccessDeniedException e) {
+            throw new ConfigurationException(IdempotencySettings.REDIS_USER, "(or the user and password of "
+                    + IdempotencySettings.REDIS_URL + " or " + IdempotencySettings.REDIS_PASSWORD + "): " + e.getMessage());
+        } catch (StoreUnavailableException e) {
+            LOG.warning("Idemkey could not check the permissions of its Redis user now (" + e.getMessage()
+                    + "); a call Redis refuses will say what the user lacks");
+        }
     }
 
     /** The store the settings name; a Redis Cluster store refreshes its topology on {@code executor}. */

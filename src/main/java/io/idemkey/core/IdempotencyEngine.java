@@ -5,6 +5,7 @@ import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.Renewal;
+import io.idemkey.spi.StoreAccessDeniedException;
 import io.idemkey.spi.StoreUnavailableException;
 
 import java.time.Clock;
@@ -21,6 +22,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -41,6 +43,8 @@ public final class IdempotencyEngine {
     private static final Duration FIRST_POLL = Duration.ofMillis(25);
     private static final Duration LONGEST_POLL = Duration.ofMillis(500);
     private static final int STORED_FINGERPRINT_BYTES = 16;
+    /** A store that refuses Idemkey's credentials or permissions is logged at SEVERE at most this often. */
+    static final Duration ACCESS_DENIED_LOG_INTERVAL = Duration.ofMinutes(1);
 
     private final IdempotencyStore store;
     private final Scheduler scheduler;
@@ -78,6 +82,8 @@ public final class IdempotencyEngine {
     private volatile int idleTicks;
     /** Renewal calls the ticker may hand to the scheduler. */
     private final Semaphore renewalCallsHandedOut = new Semaphore(RENEWAL_CALLS);
+    /** When a refusal ({@link StoreAccessDeniedException}) was last logged at SEVERE, in the clock's millis; MIN_VALUE: never. */
+    private final AtomicLong accessDeniedLoggedAt = new AtomicLong(Long.MIN_VALUE);
 
     private IdempotencyEngine(Builder builder) {
         this.store = Objects.requireNonNull(builder.store, "store");
@@ -304,6 +310,8 @@ public final class IdempotencyEngine {
             legacy = store.acquire(plainKey, fingerprint, legacyToken, policy.lockTtl());
         } catch (StoreUnavailableException e) {
             return storeFailed(e, policy, endpoint, key);
+        } catch (StoreAccessDeniedException e) {
+            return accessDenied(e, endpoint, key);
         } catch (RuntimeException e) {
             return storeBroken(e, endpoint, key);
         }
@@ -358,6 +366,8 @@ public final class IdempotencyEngine {
                 counted = true;
             } catch (StoreUnavailableException e) {
                 return storeFailed(e, policy, endpoint, key);
+            } catch (StoreAccessDeniedException e) {
+                return accessDenied(e, endpoint, key);
             } catch (RuntimeException e) {
                 return storeBroken(e, endpoint, key);
             }
@@ -458,6 +468,24 @@ public final class IdempotencyEngine {
     private Decision storeBroken(RuntimeException e, String endpoint, String key) {
         metrics.count(Event.STORE_ERROR, endpoint);
         LOG.log(Level.SEVERE, decisionLog.line("store-error", endpoint, key, "status", 503, "error", String.valueOf(e)), e);
+        return new Decision.Unavailable(unavailableRetryAfter);
+    }
+
+    /**
+     * The store refused Idemkey's credentials or a permission (a Redis ACL user without a command
+     * or a key): a configuration error, counted as {@link Event#STORE_ACCESS_DENIED}, not as a store
+     * error, and logged at SEVERE with what was refused, without a stack trace and at most once per
+     * {@link #ACCESS_DENIED_LOG_INTERVAL} (FINE in between). 503, even where the endpoint fails
+     * open: the store may hold this key's completed record, and the method must not run twice.
+     */
+    private Decision accessDenied(StoreAccessDeniedException e, String endpoint, String key) {
+        metrics.count(Event.STORE_ACCESS_DENIED, endpoint);
+        long now = clock.millis();
+        long last = accessDeniedLoggedAt.get();
+        boolean severe = (last == Long.MIN_VALUE || now - last >= ACCESS_DENIED_LOG_INTERVAL.toMillis())
+                && accessDeniedLoggedAt.compareAndSet(last, now);
+        log(severe ? Level.SEVERE : Level.FINE, "store-access-denied", endpoint, key, "status", 503,
+                "error", e.getMessage());
         return new Decision.Unavailable(unavailableRetryAfter);
     }
 

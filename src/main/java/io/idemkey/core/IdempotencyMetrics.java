@@ -32,6 +32,11 @@ public final class IdempotencyMetrics {
         RELEASED,
         /** A store operation failed (unreachable, timed out). */
         STORE_ERROR,
+        /**
+         * The store refused a request's call: the credentials Idemkey connects with are not accepted, or
+         * lack a permission (a Redis ACL): a configuration error, answered 503; not a {@link #STORE_ERROR}.
+         */
+        STORE_ACCESS_DENIED,
         /** A lease was lost: the record expired or was taken over before its owner finished. */
         LOST_LEASE,
         /** A request ran unprotected because the store was unreachable and the endpoint fails open. */

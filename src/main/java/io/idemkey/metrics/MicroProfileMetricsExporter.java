@@ -85,6 +85,8 @@ public class MicroProfileMetricsExporter implements IdempotencyMetrics.Exporter 
             case COMPLETED -> "Responses recorded for replay";
             case RELEASED -> "Keys released so that a retry runs again";
             case STORE_ERROR -> "Store calls that failed";
+            case STORE_ACCESS_DENIED -> "Requests refused with 503 because the store refused Idemkey's credentials or"
+                    + " permissions (a configuration error)";
             case LOST_LEASE -> "Leases lost: the record expired or another request took it over";
             case FAIL_OPEN -> "Requests run unprotected because the store was unreachable (fail-open)";
             case NOT_RECORDED -> "Responses delivered but not recorded";

@@ -6,6 +6,7 @@ import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.Renewal;
+import io.idemkey.spi.StoreAccessDeniedException;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.store.memory.InMemoryIdempotencyStore;
 import io.idemkey.testing.FlakyStore;
@@ -472,6 +473,38 @@ class IdempotencyEngineTest {
         assertEquals(0, metrics.get(Event.FAIL_OPEN));
     }
 
+    /**
+     * A store that refuses Idemkey's credentials or a permission: 503 even where the endpoint fails
+     * open, counted as a refusal, not as a store error; one SEVERE line without a stack trace a
+     * minute, FINE lines in between.
+     */
+    @Test
+    void storeThatRefusesAccessIsAConfigurationErrorNotAnOutageLoggedOnceAMinute() {
+        IdempotencyStore refusing = new UnreachableStore() {
+            @Override
+            public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
+                throw new StoreAccessDeniedException("Redis refuses a command to the user: NOPERM", null);
+            }
+        };
+        CORE_LOG.setLevel(Level.FINE);
+        try {
+            IdempotencyEngine onRefusing = engineBuilder(refusing, scheduler, metrics).build();
+            for (int i = 0; i < 3; i++) {
+                assertInstanceOf(Decision.Unavailable.class, begin(onRefusing, FINGERPRINT, policy(true, Duration.ZERO)));
+                clock.advance(Duration.ofSeconds(20));
+            }
+            assertInstanceOf(Decision.Unavailable.class, begin(onRefusing, FINGERPRINT, POLICY)); // 60 s after the first
+        } finally {
+            CORE_LOG.setLevel(null);
+        }
+        assertEquals(4, metrics.get(Event.STORE_ACCESS_DENIED));
+        assertEquals(0, metrics.get(Event.STORE_ERROR));
+        assertEquals(0, metrics.get(Event.FAIL_OPEN));
+        List<LogRecord> lines = logged.stream().filter(r -> r.getMessage().contains("decision=store-access-denied")).toList();
+        assertEquals(List.of(Level.SEVERE, Level.FINE, Level.FINE, Level.SEVERE), lines.stream().map(LogRecord::getLevel).toList());
+        assertTrue(lines.stream().allMatch(r -> r.getThrown() == null && r.getMessage().contains("NOPERM")), lines.toString());
+    }
+
     @Test
     void unreadableRecordMayHoldAResultSoItIsNeverRunAgainEvenWhenTheEndpointFailsOpen() {
         String recordKey = RECORD_KEY;
@@ -827,8 +860,8 @@ class IdempotencyEngineTest {
         proceed().complete(CREATED);
         replayed();
         assertEquals(List.of("idempotency.acquired", "idempotency.replayed", "idempotency.conflict", "idempotency.mismatch",
-                "idempotency.completed", "idempotency.released", "idempotency.store.error", "idempotency.lost.lease",
-                "idempotency.fail.open", "idempotency.not.recorded", "idempotency.rate.limited",
+                "idempotency.completed", "idempotency.released", "idempotency.store.error", "idempotency.store.access.denied",
+                "idempotency.lost.lease", "idempotency.fail.open", "idempotency.not.recorded", "idempotency.rate.limited",
                 "idempotency.expired.deleted", "idempotency.not.replicated"), List.copyOf(metrics.snapshot().keySet()));
         assertFalse(metrics.snapshot().toString().contains(KEY));
     }

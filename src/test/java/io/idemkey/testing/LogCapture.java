@@ -19,6 +19,7 @@ public final class LogCapture extends Handler implements BeforeEachCallback, Aft
     /** Held strongly: the JDK keeps loggers weakly. */
     private final Logger logger;
     private final List<String> messages = new CopyOnWriteArrayList<>();
+    private final List<LogRecord> records = new CopyOnWriteArrayList<>();
 
     public LogCapture(String loggerName) {
         this.logger = Logger.getLogger(loggerName);
@@ -29,9 +30,15 @@ public final class LogCapture extends Handler implements BeforeEachCallback, Aft
         return List.copyOf(messages);
     }
 
+    /** The records written since the test began, in order: their levels and exceptions. */
+    public List<LogRecord> records() {
+        return List.copyOf(records);
+    }
+
     @Override
     public void beforeEach(ExtensionContext context) {
         messages.clear();
+        records.clear();
         logger.addHandler(this);
         logger.setUseParentHandlers(false);
     }
@@ -45,6 +52,7 @@ public final class LogCapture extends Handler implements BeforeEachCallback, Aft
     @Override
     public void publish(LogRecord record) {
         messages.add(record.getMessage());
+        records.add(record);
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.Lease;
 import io.idemkey.spi.RateLimit;
 import io.idemkey.spi.Renewal;
+import io.idemkey.spi.StoreAccessDeniedException;
 import io.idemkey.spi.StoreInspection;
 import io.idemkey.spi.StoreUnavailableException;
 import redis.clients.jedis.AbstractPipeline;
@@ -16,7 +17,9 @@ import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.params.SetParams;
 import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisAskDataException;
 import redis.clients.jedis.exceptions.JedisBusyException;
 import redis.clients.jedis.exceptions.JedisClusterException;
@@ -30,6 +33,7 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -58,10 +62,13 @@ import java.util.logging.Logger;
  * 8.4), which is that one command, and the script only where it wrote nothing
  * ({@link #complete(String, String, byte[], byte[], Duration)}). A
  * record is one compact string that Redis expires itself ({@code PX}); with a rate limit, a key's
- * request counter lives beside it, in the same cluster slot, for its window. Each script touches
- * only the keys it is given, so in a cluster it runs on the record's slot's master; a node that
- * never saw the script answers {@code NOSCRIPT} and gets its text once. Nothing else of Idemkey's
- * lives in Redis.
+ * request counter lives beside it, under a key that starts with the record's, in the same cluster
+ * slot, for its window ({@link #counterKey}). Each script touches only the keys it is given, so in
+ * a cluster it runs on the record's slot's master; a node that never saw the script answers
+ * {@code NOSCRIPT} and gets its text once. Nothing else of Idemkey's lives in Redis, but for the
+ * seconds {@link #checkPermissions} takes. A user limited by a Redis ACL needs {@link #aclRule}:
+ * Redis's refusal ({@code NOPERM}, {@code WRONGPASS}, {@code NOAUTH}) is a
+ * {@link StoreAccessDeniedException}, never an outage.
  *
  * <p>A command that fails on a pooled connection (Redis restarted, a proxy dropped it) is retried
  * once on a fresh connection before the store is declared unavailable, so the first request after
@@ -110,7 +117,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     /** What a completed record keeps of its owner's token (record.lua). */
     private static final int KEPT_TOKEN_BYTES = 8;
     private static final List<String> TRANSIENT_REPLIES =
-            List.of("READONLY", "LOADING", "OOM", "MASTERDOWN", "TRYAGAIN", "NOAUTH", "NOREPLICAS");
+            List.of("READONLY", "LOADING", "OOM", "MASTERDOWN", "TRYAGAIN", "NOREPLICAS");
+    /**
+     * What a Redis ACL user of Idemkey's may do, after its key pattern ({@link #aclRule}): every
+     * command the store sends, and no other. {@code PING} (readiness); {@code SET}, {@code PTTL}
+     * (an acquire without a script, a completion with {@code IFEQ}); {@code EVALSHA}, {@code EVAL}
+     * (the record script, and its text where a node never saw it) and the commands the script calls,
+     * {@code GET}, {@code SET}, {@code PEXPIRE}, {@code INCR}, {@code PTTL}, {@code DEL}; {@code WAIT}
+     * ({@code wait-replicas}); {@code SCAN} and {@code SCRIPT LOAD} (the list of records in progress);
+     * {@code SELECT} (a database other than 0); {@code ASKING} and {@code CLUSTER SLOTS} (a cluster).
+     * A connection authenticates with {@code AUTH}, which needs no permission; a client name and
+     * library information are not sent. Sentinels are asked with the sentinels' own users.
+     */
+    public static final String ACL_COMMANDS = "resetchannels -@all +ping +select +get +set +pttl +pexpire +incr +del"
+            + " +eval +evalsha +script|load +scan +wait +asking +cluster|slots";
+    /**
+     * How the key {@link #checkPermissions} writes for a moment starts, after the key prefix (a
+     * random number follows): never a record's key, which holds a {@code :} after the prefix.
+     */
+    static final String PERMISSION_CHECK_KEY = "permission-check-";
 
     private final Supplier<RedisStoreOptions.Connected> connect;
     private final Runnable afterClose;
@@ -182,8 +207,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
                 options.coalesce() ? new CoalescedCalls(RECORD, CoalescedCalls.MAX_BATCH, options.coalesceLinger()) : null);
         try {
             store.connected();
-        } catch (StoreUnavailableException e) {
-            // no node answers yet: the first call tries again
+        } catch (StoreUnavailableException | StoreAccessDeniedException e) {
+            // no node answers yet, or one refused the credentials: the first call tries again, and says so
         }
         return store;
     }
@@ -330,13 +355,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     }
 
     /**
-     * The request counter of a record key, in the record's Redis Cluster slot: the record key as a
-     * hash tag ({@code {<record key>}#requests} hashes as the record key does), or, where the prefix
-     * carries a hash tag already, the record key with a suffix. {@code #} never occurs in a record
-     * key (scope and key are percent-encoded), so a counter never names a record.
+     * The request counter of a record key: the record key, then a suffix, so it starts with
+     * whatever the record key starts with (the key prefix a Redis ACL user is limited to), and it
+     * lands in the record's Redis Cluster slot: {@code <record key>{<record key>}#requests}, whose
+     * hash tag is the record key (a record key holds no brace: scope and key are percent-encoded),
+     * or, where the prefix carries a hash tag already, {@code <record key>#requests}, which hashes
+     * by that tag. {@code #} never occurs in a record key, so a counter never names a record.
      */
     static String counterKey(String recordKey) {
-        return recordKey.indexOf('{') >= 0 ? recordKey + "#requests" : "{" + recordKey + "}#requests";
+        return recordKey.indexOf('{') >= 0 ? recordKey + "#requests" : recordKey + "{" + recordKey + "}#requests";
     }
 
     @Override
@@ -748,6 +775,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
                     try {
                         reply = replies.get(i).get();
                     } catch (JedisDataException notARecord) { // moved away meanwhile, or a key of another kind
+                        if (notARecord instanceof JedisAccessControlException || refusedInScript(notARecord)) {
+                            throw notARecord; // refused to this user: attempt says so
+                        }
                         continue;
                     }
                     stored(new String(keys.get(i), StandardCharsets.UTF_8), (List<?>) reply)
@@ -797,6 +827,105 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
             out.append(c);
         }
         return out.toString();
+    }
+
+    /**
+     * Sends each command the store's calls may send, once, on a key of its own under
+     * {@code keyPrefix} ({@value #PERMISSION_CHECK_KEY} and a random number after it, which no
+     * record key can be: those hold a {@code :} after the prefix), so that a Redis user without one
+     * of them is found when the application starts, not by each request: {@code PING}; a
+     * rate-limited acquire (the record script: {@code EVALSHA}, {@code GET}, {@code INCR},
+     * {@code PEXPIRE}, {@code SET}) when {@code rateLimited}; an acquire ({@code SET ... GET},
+     * {@code PTTL}, or the script); a renewal ({@code PEXPIRE}); the script by its text
+     * ({@code EVAL}); a completion ({@code SET}, and {@code WAIT} with {@code wait-replicas}); with
+     * {@code listed}, a page of the records in progress ({@code SCAN}, {@code SCRIPT LOAD}); and a
+     * purge ({@code DEL}). The record lives 10 s at most and is deleted at the end; a counter, for
+     * its 10 s window.
+     *
+     * @throws StoreAccessDeniedException naming what Redis refused, and the rule the user needs
+     * @throws StoreUnavailableException if Redis does not answer now (the first refused call says what is missing)
+     */
+    public void checkPermissions(String keyPrefix, boolean rateLimited, boolean listed) {
+        String token = Long.toHexString(new SecureRandom().nextLong());
+        String key = keyPrefix + PERMISSION_CHECK_KEY + token;
+        byte[] fingerprint = new byte[16];
+        Duration ttl = Duration.ofSeconds(10);
+        checked(keyPrefix, key, "PING", () -> execute(UnifiedJedis::ping));
+        if (rateLimited) {
+            checked(keyPrefix, key, "a rate-limited acquire of " + key + " (its counter: " + counterKey(key) + ")",
+                    () -> acquire(key, fingerprint, token, ttl, new RateLimit(1_000_000, ttl)));
+        }
+        checked(keyPrefix, key, "an acquire of " + key, () -> acquire(key, fingerprint, token, ttl));
+        checked(keyPrefix, key, "a renewal of " + key, () -> renew(key, token, ttl));
+        checked(keyPrefix, key, "EVAL of the record script on " + key,
+                () -> execute(client -> client.eval(RECORD.source(), List.of(bytes(key)), List.of(INSPECT))));
+        checked(keyPrefix, key, "a completion of " + key, () -> complete(key, token, fingerprint, new byte[1], ttl));
+        if (listed) {
+            checked(keyPrefix, key, "a page of the records in progress under " + keyPrefix, () -> inProgress(key, "", 1));
+        }
+        checked(keyPrefix, key, "a purge of " + key, () -> purge(key, true));
+    }
+
+    /**
+     * One step of {@link #checkPermissions}; a refusal names the step, the command Redis refused
+     * (where a script's command was refused, Redis 7.0 does not say which: each the record script
+     * calls is then sent alone, and the first refused named), and the rule for this prefix.
+     */
+    private void checked(String keyPrefix, String key, String step, Runnable call) {
+        try {
+            call.run();
+        } catch (StoreAccessDeniedException e) {
+            String reply = replyOf(e);
+            if (credentialsRefused(reply)) {
+                throw e;
+            }
+            String alone = e.getCause() instanceof JedisDataException script && refusedInScript(script)
+                    ? scriptCommandRefused(key).map(refused -> "; of the commands the record script calls, Redis refuses "
+                            + refused).orElse("") : "";
+            throw new StoreAccessDeniedException("Redis at " + description + " refuses " + step
+                    + " to the user Idemkey connects as: " + withoutFullStop(reply) + alone + ". That user needs the ACL rule "
+                    + aclRule(keyPrefix) + " (docs/security.md)", e.getCause());
+        }
+    }
+
+    /**
+     * The first command of the record script's that Redis refuses when sent alone on {@code key}
+     * (and its reply), or empty: {@code GET}, {@code PTTL}, {@code SET ... PX}, {@code PEXPIRE},
+     * {@code DEL}, then {@code INCR} on the key's counter, which is given an expiry at once
+     * ({@code PEXPIRE} was allowed by then).
+     */
+    private Optional<String> scriptCommandRefused(String key) {
+        byte[] record = bytes(key);
+        byte[] counter = bytes(counterKey(key));
+        long ttl = 10_000;
+        Map<String, Function<UnifiedJedis, Object>> commands = new LinkedHashMap<>();
+        commands.put("GET", client -> client.get(record));
+        commands.put("PTTL", client -> client.pttl(record));
+        commands.put("SET", client -> client.set(record, new byte[1], SetParams.setParams().px(ttl)));
+        commands.put("PEXPIRE", client -> client.pexpire(record, ttl));
+        commands.put("DEL", client -> client.del(record));
+        commands.put("INCR", client -> client.incr(counter) + client.pexpire(counter, ttl));
+        for (Map.Entry<String, Function<UnifiedJedis, Object>> command : commands.entrySet()) {
+            try {
+                execute(command.getValue());
+            } catch (StoreAccessDeniedException refused) {
+                return Optional.of(command.getKey() + " (" + withoutFullStop(replyOf(refused)) + ")");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Redis's reply a refusal was made of. */
+    private static String replyOf(StoreAccessDeniedException e) {
+        return e.getCause() == null ? String.valueOf(e.getMessage()) : String.valueOf(e.getCause().getMessage());
+    }
+
+    private static String withoutFullStop(String reply) {
+        String trimmed = reply.strip();
+        while (trimmed.endsWith(".")) {
+            trimmed = trimmed.substring(0, trimmed.length() - 1);
+        }
+        return trimmed;
     }
 
     @Override
@@ -918,20 +1047,27 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
      * alike, on Jedis's typed exceptions where it has them: "not now" replies ({@code -LOADING}
      * after a restart, {@code -CLUSTERDOWN}, ...) are outages, and so is a cluster that keeps
      * redirecting; a cluster client that used up its own attempts on broken connections counts as
-     * one broken connection.
+     * one broken connection; a refusal of the credentials or of a permission is neither
+     * ({@link #denied}).
      */
     private <T> T attempt(Function<UnifiedJedis, T> commands) {
         try {
             return commands.apply(connected().client());
         } catch (JedisNoScriptException | JedisConnectionException e) {
             throw e;
+        } catch (JedisAccessControlException e) {
+            throw denied(e);
         } catch (JedisClusterOperationException e) {
             JedisConnectionException broken = brokenConnection(e);
-            throw broken != null ? broken : unavailable(e);
+            JedisAccessControlException refused = accessControl(e, 8);
+            throw broken != null ? broken : refused != null ? denied(refused) : unavailable(e);
         } catch (JedisRedirectionException | JedisClusterException | JedisBusyException e) {
             // the slots moved faster than the client followed; no master for a slot; a script running too long
             throw unavailable(e);
         } catch (JedisDataException e) {
+            if (refusedInScript(e)) {
+                throw denied(e);
+            }
             throw transientReply(e) ? unavailable(e) : e;
         } catch (JedisException e) {
             if (e.getCause() instanceof NoSuchElementException) {
@@ -977,10 +1113,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
             if (connected == null) {
                 try {
                     connected = connect.get();
+                } catch (JedisAccessControlException e) {
+                    throw denied(e); // a node answered, and refused the credentials (or CLUSTER SLOTS)
                 } catch (JedisDataException e) {
-                    throw e; // a node answered, and refused (wrong password, ...)
+                    throw e; // a node answered, and refused
                 } catch (JedisException e) {
-                    throw unavailable(e);
+                    JedisAccessControlException refused = accessControl(e, 8);
+                    throw refused != null ? denied(refused) : unavailable(e);
                 }
             }
             return connected;
@@ -992,9 +1131,68 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     }
 
     /**
+     * Redis refused the credentials ({@code WRONGPASS}; {@code NOAUTH}: none given where Redis wants
+     * them) or a command or key to the user ({@code NOPERM}, or the record script's error for a
+     * command it called, {@link #refusedInScript}): a configuration error, not an outage; the
+     * message says what the user needs.
+     */
+    private StoreAccessDeniedException denied(JedisDataException e) {
+        String reply = String.valueOf(e.getMessage());
+        boolean credentials = credentialsRefused(reply);
+        return new StoreAccessDeniedException("Redis at " + description + (credentials
+                ? " does not accept the user and password Idemkey connects with: " + reply
+                : " refuses a command or a key to the user Idemkey connects as: " + withoutFullStop(reply)
+                        + ". That user needs the ACL rule "
+                        + aclRule("<key prefix>") + " (docs/security.md)"), e);
+    }
+
+    private static boolean credentialsRefused(String reply) {
+        return reply.startsWith("WRONGPASS") || reply.startsWith("NOAUTH");
+    }
+
+    /**
+     * A command or key the record script called that the user may not use: Redis answers an error
+     * of the script's, not {@code NOPERM} (a script's declared keys are checked before it runs, and
+     * refused with {@code NOPERM}), which Jedis has no type for: {@code ERR ACL failure in script: ...}
+     * from Redis 7.2 and in Valkey, {@code ERR The user executing the script can't run this command
+     * or subcommand} in Redis 7.0.
+     */
+    static boolean refusedInScript(JedisDataException e) {
+        String reply = String.valueOf(e.getMessage());
+        return reply.startsWith("ERR ACL failure in script") || reply.startsWith("ERR The user executing the script can't");
+    }
+
+    /** The refusal of credentials or permissions among {@code e}'s causes and suppressed exceptions (a client's start, a cluster's attempts), if any. */
+    private static JedisAccessControlException accessControl(Throwable e, int depth) {
+        if (e == null || depth == 0) {
+            return null;
+        }
+        if (e instanceof JedisAccessControlException refused) {
+            return refused;
+        }
+        JedisAccessControlException found = accessControl(e.getCause(), depth - 1);
+        for (Throwable suppressed : e.getSuppressed()) {
+            if (found == null) {
+                found = accessControl(suppressed, depth - 1);
+            }
+        }
+        return found;
+    }
+
+    /**
+     * The Redis ACL rule a user of Idemkey's needs whose records' keys start with {@code keyPrefix}:
+     * the keys that start with it ({@code ~<prefix>*}: records, and the rate limit's counters, which
+     * start with their record's key) and {@link #ACL_COMMANDS}.
+     */
+    public static String aclRule(String keyPrefix) {
+        return "~" + globEscaped(keyPrefix) + "* " + ACL_COMMANDS;
+    }
+
+    /**
      * Replies that mean "not now", not a defect: a replica, a restart still loading its data, memory
-     * full, a master without its replicas (or with fewer than {@code min-replicas-to-write}), a key being migrated, a Redis restarted with a password
-     * this connection never gave (a new connection gives it). Jedis has no types for these.
+     * full, a master without its replicas (or with fewer than {@code min-replicas-to-write}), a key
+     * being migrated. Jedis has no types for these. (A refusal of the credentials or of a permission,
+     * {@code NOAUTH}, {@code WRONGPASS}, {@code NOPERM}, is typed, and no outage: {@link #denied}.)
      */
     private static boolean transientReply(JedisDataException e) {
         String message = String.valueOf(e.getMessage());

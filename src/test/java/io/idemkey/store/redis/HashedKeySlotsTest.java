@@ -27,7 +27,9 @@ class HashedKeySlotsTest {
             String hash = storeKey.substring(prefix.length() + 2);
             assertEquals(43, hash.length());
             assertFalse(hash.matches(".*[:{}#].*"), hash);
-            assertEquals(JedisClusterCRC16.getSlot(storeKey), JedisClusterCRC16.getSlot(RedisIdempotencyStore.counterKey(storeKey)));
+            String counter = RedisIdempotencyStore.counterKey(storeKey);
+            assertEquals(JedisClusterCRC16.getSlot(storeKey), JedisClusterCRC16.getSlot(counter));
+            assertTrue(counter.startsWith(prefix), "under the prefix an ACL user is limited to: " + counter);
             if (prefix.startsWith("{orders}")) {
                 assertEquals(JedisClusterCRC16.getSlot("orders"), JedisClusterCRC16.getSlot(storeKey), "the prefix's tag holds");
             }

@@ -387,11 +387,14 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         }
     }
 
+    /** A Redis ACL user limited to the key prefix ({@code ~idempotency:*}) may touch the counter too. */
     @Test
-    void requestCounterSitsInTheRecordsClusterSlot() {
-        for (String recordKey : new String[]{"idempotency:alice:8e03978e", "idempotency::k%7B1%7D", "{tenant-7}idempotency::k"}) {
+    void requestCounterSitsInTheRecordsClusterSlotUnderTheRecordsKey() {
+        for (String recordKey : new String[]{"idempotency:alice:8e03978e", "idempotency::k%7B1%7D", "{tenant-7}idempotency::k",
+                "idempotency:h:bXlfaGFzaF9vZl90aGVfc2NvcGVfYW5kX3RoZV9rZXk"}) {
             String counter = RedisIdempotencyStore.counterKey(recordKey);
             assertEquals(JedisClusterCRC16.getSlot(recordKey), JedisClusterCRC16.getSlot(counter), counter);
+            assertTrue(counter.startsWith(recordKey) && counter.endsWith("#requests"), counter);
             assertFalse(counter.equals(recordKey));
         }
     }
