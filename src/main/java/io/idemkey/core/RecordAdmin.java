@@ -181,7 +181,7 @@ public final class RecordAdmin {
         Body body = null;
         if (withBody) {
             try {
-                StoredResponse response = codec.decode(record.recordKey(), stored);
+                StoredResponse response = codec.decode(record.recordKey(), record.fingerprint(), stored);
                 body = new Body(response.headers(), new String(response.body(), StandardCharsets.UTF_8), null);
             } catch (IllegalArgumentException e) { // unreadable with the keys configured, or corrupt
                 body = new Body(List.of(), null, e.getMessage());
@@ -206,7 +206,8 @@ public final class RecordAdmin {
      *
      * @param storeKey    the key the store keeps it under
      * @param completed   completed, or in progress
-     * @param fingerprint the stored fingerprint (the first 16 bytes of the request's SHA-256 fingerprint), hex
+     * @param fingerprint the stored fingerprint, hex: 16 bytes of the request's SHA-256 fingerprint, or, with hashed
+     *                    identifiers, of its HMAC ({@link RecordIdentifiers#storedFingerprint})
      * @param ownerAge    in progress: how long since its owner acquired it (null if its token does not say)
      * @param timeLeft    in progress: the lease left; completed: the TTL left
      * @param status      completed: the stored HTTP status (null for a record it cannot tell)

@@ -113,7 +113,7 @@ class RecordAdminTest {
         RecordAdmin.StuckPage stuck = admin.stuck(Duration.ofMinutes(5), "", 10);
         assertEquals(1, stuck.records().size());
         String shown = stuck.records().get(0).storeKey();
-        assertTrue(shown.startsWith(PREFIX + "h:") && !shown.contains("alice") && !shown.contains("stuck"), shown);
+        assertTrue(shown.startsWith(PREFIX + "h=") && !shown.contains("alice") && !shown.contains("stuck"), shown);
         assertEquals(admin.requestStoreKey("alice", "stuck"), shown, "a look-up of a suspected key gives the same hash");
     }
 

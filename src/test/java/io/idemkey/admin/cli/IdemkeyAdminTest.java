@@ -146,7 +146,7 @@ class IdemkeyAdminTest {
         String done = RecordKey.of(prefix, "alice", "done");
         String token = OwnerTokens.newToken(Instant.now());
         acquire(store, done, token);
-        assertTrue(store.complete(done, token, RecordCodec.PLAIN.encode(done, new StoredResponse(201, List.of(),
+        assertTrue(store.complete(done, token, RecordCodec.PLAIN.encode(done, FINGERPRINT, new StoredResponse(201, List.of(),
                 "{\"id\":7}".getBytes(StandardCharsets.UTF_8))), Duration.ofHours(24)));
 
         Result lookUp = run(args(storeArgs, "look-up", "--caller", "alice", "--key", "done", "--body"));
@@ -215,7 +215,7 @@ class IdemkeyAdminTest {
         assertEquals(1, run(args(List.of("--store", redis.url()), "look-up", "--caller", "alice", "--key", "k")).status(),
                 "without the identifier key, the plain key holds nothing");
         Result stuck = run(args(List.of("--store", redis.url()), "stuck", "--older-than", "PT30M"));
-        assertTrue(stuck.out().startsWith(prefix + "h:") && !stuck.out().contains("alice"), stuck.out());
+        assertTrue(stuck.out().startsWith(prefix + "h=") && !stuck.out().contains("alice"), stuck.out());
     }
 
     @Test
