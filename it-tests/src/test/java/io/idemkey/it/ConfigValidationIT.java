@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Bad configuration fails the deployment with a message that names the property, and never shows a
  * password. Payara Micro's Arquillian container reports every deployment as a success, so this test
- * starts the server of this run itself with three applications: two misconfigured, one sound.
+ * starts the server of this run itself with applications: one sound, the others misconfigured.
  */
 class ConfigValidationIT {
 
@@ -46,7 +46,9 @@ class ConfigValidationIT {
                         "idempotency.client.max-attempts", "0"))),
                 Deployments.export(directory, Deployments.guardedApp("short-encryption-key", Map.of(
                         "idempotency.encryption.keys", "it:" + SHORT_KEY,
-                        "idempotency.encryption.identifier-key", SHORT_KEY + SHORT_KEY)))));
+                        "idempotency.encryption.identifier-key", SHORT_KEY + SHORT_KEY))),
+                Deployments.export(directory, Deployments.guardedApp("encryption-required-without-keys", Map.of(
+                        "idempotency.encryption.required", "true", "idempotency.encryption.keys", " ")))));
     }
 
     @AfterAll
@@ -92,6 +94,13 @@ class ConfigValidationIT {
                 + " 'it' has 16 bytes; AES-256 needs exactly 32"), server.log());
         assertFalse(server.log().contains(SHORT_KEY), "the key never reaches the log");
         assertEquals(404, status("short-encryption-key", "guarded/executions?key=x"), "the application is not serving");
+    }
+
+    @Test
+    void requiredEncryptionWithABlankKeySettingFailsTheDeploymentNamingTheProperty() throws Exception {
+        assertTrue(server.log().contains("Invalid Idemkey configuration: idempotency.encryption.keys is not set or blank,"
+                + " but idempotency.encryption.required=true"), server.log());
+        assertEquals(404, status("encryption-required-without-keys", "guarded/executions?key=x"), "the application is not serving");
     }
 
     @Test
