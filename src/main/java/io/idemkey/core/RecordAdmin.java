@@ -27,7 +27,9 @@ import java.util.logging.Logger;
  *
  * <p>Audit lines go to the logger {@value #AUDIT_LOGGER} at INFO, one per purge attempt, refused
  * ones included: {@code idempotency-admin purge by=<who> record=<store key> force=<bool>
- * outcome=<PURGED|ABSENT|IN_PROGRESS> reason="<why>"}.
+ * outcome=<PURGED|ABSENT|IN_PROGRESS> reason="<why>"}; and one per look-up of a body (a body is
+ * the decrypted response, personal data), refused ones included: {@code idempotency-admin
+ * look-up-body by=<who> record=<store key> outcome=<SHOWN|UNREADABLE|IN_PROGRESS|ABSENT|REFUSED>}.
  */
 public final class RecordAdmin {
 
@@ -79,13 +81,40 @@ public final class RecordAdmin {
         return identifiers.storeKey(RecordKey.ofCall(keyPrefix, scope, key));
     }
 
+    /** The record under {@code storeKey}, as operators see it, without its headers and body. */
+    public Optional<KeyState> lookUp(String storeKey) {
+        return store.inspect(storeKey).map(record -> state(record, false));
+    }
+
     /**
-     * The record under {@code storeKey}, as operators see it.
+     * The record under {@code storeKey} with a completed record's headers and body decoded (the
+     * caller checked that this is allowed), and the audit line saying who looked.
      *
-     * @param withBody whether to decode a completed record's headers and body (the caller checked that this is allowed)
+     * @param who who asks (a user name)
      */
-    public Optional<KeyState> lookUp(String storeKey, boolean withBody) {
-        return store.inspect(storeKey).map(record -> state(record, withBody));
+    public Optional<KeyState> lookUpWithBody(String storeKey, String who) {
+        String outcome = "FAILED"; // the store's answer did not come back
+        try {
+            Optional<KeyState> state = store.inspect(storeKey).map(record -> state(record, true));
+            outcome = state.map(found -> !found.completed() ? "IN_PROGRESS"
+                    : found.body().text() != null ? "SHOWN" : "UNREADABLE").orElse("ABSENT");
+            return state;
+        } catch (RuntimeException failed) {
+            outcome = "FAILED(" + failed.getClass().getSimpleName() + ")";
+            throw failed;
+        } finally {
+            auditLookUp(storeKey, who, outcome);
+        }
+    }
+
+    /** Writes the audit line of a body look-up refused before the store was asked (bodies are not shown here). */
+    public void bodyRefused(String storeKey, String who) {
+        auditLookUp(storeKey, who, "REFUSED");
+    }
+
+    private static void auditLookUp(String storeKey, String who, String outcome) {
+        AUDIT.info(() -> "idempotency-admin look-up-body by=" + quoted(who) + " record=" + quoted(storeKey)
+                + " outcome=" + outcome);
     }
 
     /**

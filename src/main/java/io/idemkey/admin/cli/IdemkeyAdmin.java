@@ -59,7 +59,7 @@ public final class IdemkeyAdmin {
             "(?i)(://[^/@:\\s]*:)\\S*@|(password=)[^&;\\s]*");
 
     static final String USAGE_TEXT = """
-            usage: IdemkeyAdmin --store URL [options] look-up (--caller C | --scope S) --key K [--body]
+            usage: IdemkeyAdmin --store URL [options] look-up (--caller C | --scope S) --key K [--body] [--as NAME]
                    IdemkeyAdmin --store URL [options] purge   (--caller C | --scope S) --key K --reason R [--force] [--as NAME]
                    IdemkeyAdmin --store URL [options] stuck   --older-than AGE [--limit N] [--cursor C]
             URL: redis://[user:password@]host:port, rediss://..., jdbc:postgresql://host:port/db, jdbc:mariadb://host:port/db
@@ -154,12 +154,13 @@ public final class IdemkeyAdmin {
         }
         String storeKey = options.containsKey("--caller") ? admin.requestStoreKey(options.get("--caller"), options.get("--key"))
                 : admin.callStoreKey(options.get("--scope"), options.get("--key"));
+        String who = options.getOrDefault("--as", environment.getOrDefault("USER", "unknown")) + " (IdemkeyAdmin)";
         if (command.equals("look-up")) {
-            Optional<RecordAdmin.KeyState> state = admin.lookUp(storeKey, options.containsKey("--body"));
+            Optional<RecordAdmin.KeyState> state = options.containsKey("--body") ? admin.lookUpWithBody(storeKey, who)
+                    : admin.lookUp(storeKey);
             out.println(state.map(IdemkeyAdmin::describe).orElse("no record under " + storeKey));
             return state.isPresent() ? OK : NOT_DONE;
         }
-        String who = options.getOrDefault("--as", environment.getOrDefault("USER", "unknown")) + " (IdemkeyAdmin)";
         StoreInspection.Purge outcome = admin.purge(storeKey, options.containsKey("--force"), who, options.get("--reason"));
         out.println(switch (outcome) {
             case PURGED -> "purged " + storeKey;
@@ -190,7 +191,7 @@ public final class IdemkeyAdmin {
         List<String> allowed = new ArrayList<>(List.of("--store", "--user", "--password", "--cluster", "--table",
                 "--key-prefix", "--identifier-key", "--encryption-keys", "--ttl-hours"));
         allowed.addAll(switch (command) {
-            case "look-up" -> List.of("--caller", "--scope", "--key", "--body");
+            case "look-up" -> List.of("--caller", "--scope", "--key", "--body", "--as");
             case "purge" -> List.of("--caller", "--scope", "--key", "--reason", "--force", "--as");
             default -> List.of("--older-than", "--limit", "--cursor");
         });

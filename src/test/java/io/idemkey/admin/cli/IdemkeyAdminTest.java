@@ -187,6 +187,7 @@ class IdemkeyAdminTest {
         assertEquals(0, run(args(storeArgs, "purge", "--caller", "alice", "--key", "done", "--reason", "INC-2")).status());
         String stuck0 = RecordKey.of(prefix, "alice", "stuck-0");
         assertEquals(List.of(
+                "idempotency-admin look-up-body by=\"tester (IdemkeyAdmin)\" record=\"" + done + "\" outcome=SHOWN",
                 "idempotency-admin purge by=\"tester (IdemkeyAdmin)\" record=\"" + stuck0 + "\" force=false outcome=IN_PROGRESS reason=\"INC-1\"",
                 "idempotency-admin purge by=\"carol (IdemkeyAdmin)\" record=\"" + stuck0 + "\" force=true outcome=PURGED reason=\"INC-1\"",
                 "idempotency-admin purge by=\"tester (IdemkeyAdmin)\" record=\"" + done + "\" force=false outcome=PURGED reason=\"INC-2\""),
