@@ -22,7 +22,7 @@ import java.util.logging.Logger;
  * <p>Keys are found as the engine stores them: the record key ({@link RecordKey}) of the caller and
  * the client's key, or of an idempotent call's scope and key, then {@link RecordIdentifiers#storeKey}
  * (the HMAC, where identifiers are hashed). With hashed identifiers the stuck list can show only the
- * store keys ({@code <prefix>h:<hash>}): neither caller nor key can be read back from them, but a
+ * store keys ({@code <prefix>h=<hash>}): neither caller nor key can be read back from them, but a
  * look-up of a suspected caller and key gives the same store key to compare.
  *
  * <p>Audit lines go to the logger {@value #AUDIT_LOGGER} at INFO, one per purge attempt, refused

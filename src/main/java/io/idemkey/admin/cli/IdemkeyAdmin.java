@@ -14,12 +14,13 @@ import javax.sql.DataSource;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.SQLFeatureNotSupportedException;
 import java.time.Clock;
 import java.time.Duration;
@@ -240,7 +241,7 @@ public final class IdemkeyAdmin {
         if (file != null) {
             try {
                 return Optional.of(Files.readString(Path.of(file), StandardCharsets.UTF_8).trim());
-            } catch (IOException | java.io.UncheckedIOException | java.nio.file.InvalidPathException e) {
+            } catch (IOException | InvalidPathException e) {
                 throw new IllegalArgumentException(flag + "-file: cannot read " + file + " (" + e.getClass().getSimpleName()
                         + ")");
             }
