@@ -29,6 +29,8 @@ import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The admin API: answers the requests under {@code <application path>/<idempotency.admin.path>/}
@@ -40,11 +42,12 @@ import java.util.Optional;
  *
  * <p>Callers: the platform authenticates them (the application's Jakarta Security mechanism or the
  * server's realm, as for the application's own resources); here an anonymous caller gets 401, one not
- * in {@code idempotency.admin.role} 403 ({@link SecurityContext#isUserInRole}). Operations, all
- * answering JSON, problems as {@code application/problem+json}:
+ * in {@code idempotency.admin.role} 403 ({@link SecurityContext#isUserInRole}); neither answer names
+ * the role. Operations, all answering JSON, problems as {@code application/problem+json} (a store that
+ * fails, reachable or not, 503: never the container's own error page):
  * <ul>
  * <li>{@code GET keys?caller=<scope value>&key=<Idempotency-Key>[&body=true]}, {@code GET calls?scope=&key=}:
- *     the record, 404 if none;</li>
+ *     the record, 404 if none; every look-up of a body in one audit line;</li>
  * <li>{@code DELETE keys?caller=&key=&reason=[&force=true]}, {@code DELETE calls?scope=&key=&reason=[&force=true]}:
  *     purge, 409 for a key in progress without {@code force}, 404 if none; one audit line each;</li>
  * <li>{@code GET stuck?older-than=<ISO-8601 duration or seconds>[&limit=100][&cursor=]}: a page of the keys
@@ -55,6 +58,7 @@ import java.util.Optional;
 @PreMatching
 public class IdempotencyAdminFilter implements ContainerRequestFilter {
 
+    private static final Logger LOG = Logger.getLogger(IdempotencyAdminFilter.class.getName());
     private static final JsonGeneratorFactory JSON = JsonProvider.provider().createGeneratorFactory(Map.of());
     private static final int DEFAULT_LIMIT = 100;
 
@@ -77,14 +81,15 @@ public class IdempotencyAdminFilter implements ContainerRequestFilter {
         SecurityContext security = request.getSecurityContext();
         Principal caller = security == null ? null : security.getUserPrincipal();
         if (caller == null) {
+            // the details name no role: a caller probing the API learns nothing about who may use it
             request.abortWith(Response.fromResponse(problems.problem(Problems.Type.ADMIN_UNAUTHENTICATED,
-                            "The idempotency admin API needs an authenticated caller in the role " + settings.role() + "."))
+                            "The idempotency admin API needs an authenticated caller."))
                     .header(HttpHeaders.WWW_AUTHENTICATE, "Basic").build());
             return;
         }
         if (!security.isUserInRole(settings.role())) {
             request.abortWith(problems.problem(Problems.Type.ADMIN_FORBIDDEN,
-                    "The idempotency admin API is for the role " + settings.role() + "; " + caller.getName() + " is not in it."));
+                    "The idempotency admin API is not open to this caller."));
             return;
         }
         RecordAdmin admin = CDI.current().select(IdempotencyRuntime.class).get().recordAdmin().orElseThrow();
@@ -96,6 +101,12 @@ public class IdempotencyAdminFilter implements ContainerRequestFilter {
         } catch (StoreUnavailableException e) {
             request.abortWith(problems.problem(Problems.Type.STORE_UNAVAILABLE,
                     "The idempotency store cannot be reached now: " + e.getMessage()));
+        } catch (RuntimeException e) { // the store's own error (a reply it did not expect, a refused command)
+            LOG.log(Level.SEVERE, "The idempotency admin API's " + request.getMethod() + " " + operation
+                    + " failed in the store", e);
+            request.abortWith(problems.problem(Problems.Type.STORE_UNAVAILABLE,
+                    "The idempotency store failed to answer (" + e.getClass().getSimpleName()
+                            + "); the server's log has the error."));
         }
     }
 
@@ -110,10 +121,11 @@ public class IdempotencyAdminFilter implements ContainerRequestFilter {
             if (get) {
                 boolean body = flag(query, "body");
                 if (body && !settings.showBodies()) {
+                    admin.bodyRefused(storeKey, who);
                     return problems.problem(Problems.Type.ADMIN_FORBIDDEN, "Bodies are not shown: "
                             + AdminSettings.SHOW_BODIES + " is not true.");
                 }
-                return admin.lookUp(storeKey, body).map(state -> json(g -> {
+                return (body ? admin.lookUpWithBody(storeKey, who) : admin.lookUp(storeKey)).map(state -> json(g -> {
                     g.writeStartObject();
                     state(g, state);
                     g.writeEnd();
@@ -239,8 +251,7 @@ public class IdempotencyAdminFilter implements ContainerRequestFilter {
                 known = CDI.current().getBeanManager().getExtension(IdempotencyExtension.class).admin()
                         .orElse(AdminSettings.DISABLED);
             } catch (RuntimeException noExtension) { // not this application's CDI container (a shared library): off
-                java.util.logging.Logger.getLogger(IdempotencyAdminFilter.class.getName()).log(java.util.logging.Level.WARNING,
-                        "Idemkey's admin API is off here: its settings cannot be read from CDI", noExtension);
+                LOG.log(Level.WARNING, "Idemkey's admin API is off here: its settings cannot be read from CDI", noExtension);
                 known = AdminSettings.DISABLED;
             }
             settings = known;

@@ -189,8 +189,10 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
     /**
      * The key prefix; braces only as one Redis Cluster hash tag ({@code {orders}idempotency:}): a
      * record's request counter must land in the record's slot, and a stray brace would move it.
+     *
+     * @throws ConfigurationException naming {@value #KEY_PREFIX} for a prefix with stray braces
      */
-    static String keyPrefix(String prefix) {
+    public static String keyPrefix(String prefix) {
         if ((prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) && !HASH_TAGGED.matcher(prefix).matches()) {
             throw new ConfigurationException(KEY_PREFIX, "may hold braces only as one Redis hash tag with something"
                     + " between them, such as {orders}idempotency:, not '" + prefix + "'");

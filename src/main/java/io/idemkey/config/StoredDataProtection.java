@@ -8,7 +8,8 @@ import java.util.Base64;
 
 /**
  * What the store may read of a record ({@code idempotency.encryption.*}, docs/security.md): the
- * record codec (encrypted or plain) and the store keys (hashed or plain). Validated at deployment;
+ * record codec (encrypted or plain) and the store keys and fingerprints (hashed or plain). Validated at
+ * deployment; with {@value #REQUIRED}, a missing or blank {@value #KEYS} fails it;
  * {@link #toString()} names key ids, never keys.
  *
  * @param codec       how records are encoded for the store
@@ -20,10 +21,24 @@ public record StoredDataProtection(RecordCodec codec, RecordIdentifiers identifi
     public static final String IDENTIFIER_KEY = "idempotency.encryption.identifier-key";
     public static final String READ_UNENCRYPTED = "idempotency.encryption.read-unencrypted";
     public static final String LOG_RAW_KEYS = "idempotency.encryption.log-raw-keys";
+    public static final String REQUIRED = "idempotency.encryption.required";
 
     public static final StoredDataProtection NONE = new StoredDataProtection(RecordCodec.PLAIN, RecordIdentifiers.PLAIN, false);
 
-    static StoredDataProtection from(ConfigLookup config, String keyPrefix) {
+    /**
+     * The protection configured.
+     *
+     * @param keyPrefix {@code idempotency.key-prefix}, validated
+     * @throws ConfigurationException naming the property whose value is wrong, never quoting a key
+     */
+    public static StoredDataProtection from(ConfigLookup config, String keyPrefix) {
+        boolean required = config.get(REQUIRED).map(v -> Values.bool(REQUIRED, v)).orElse(false);
+        if (required && config.get(KEYS).filter(v -> !v.isBlank()).isEmpty()) {
+            // a secret that did not mount must not silently mean plain text
+            throw new ConfigurationException(KEYS, "is not set or blank, but " + REQUIRED + "=true: records must be"
+                    + " encrypted (<id>:<base64 of 32 bytes>[,<id>:<base64>...]; check that the secret holding it"
+                    + " reaches the application)");
+        }
         RecordCipher cipher = config.get(KEYS).filter(v -> !v.isBlank()).map(spec -> {
             try {
                 return RecordCipher.parse(spec);

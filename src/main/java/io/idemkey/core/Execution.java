@@ -269,7 +269,7 @@ public final class Execution {
     private byte[] encode(StoredResponse response) {
         byte[] encoded;
         try {
-            encoded = engine.codec().encode(recordKey, response);
+            encoded = engine.codec().encode(recordKey, fingerprint, response);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("the response cannot be recorded: " + e.getMessage(), e);
         }

@@ -12,7 +12,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -42,7 +41,6 @@ public final class IdempotencyEngine {
     static final int IDLE_TICKS_BEFORE_STOP = 10;
     private static final Duration FIRST_POLL = Duration.ofMillis(25);
     private static final Duration LONGEST_POLL = Duration.ofMillis(500);
-    private static final int STORED_FINGERPRINT_BYTES = 16;
     /** A store that refuses Idemkey's credentials or permissions is logged at SEVERE at most this often. */
     static final Duration ACCESS_DENIED_LOG_INTERVAL = Duration.ofMinutes(1);
 
@@ -270,10 +268,10 @@ public final class IdempotencyEngine {
      */
     public Decision begin(String recordKey, String key, byte[] requestFingerprint, IdempotencyPolicy policy,
                           String endpoint) {
-        byte[] fingerprint = stored(requestFingerprint);
         String clientKey = key;
         String plainKey = recordKey;
         recordKey = identifiers.storeKey(recordKey);
+        byte[] fingerprint = identifiers.storedFingerprint(recordKey, requestFingerprint);
         key = identifiers.shownKey(clientKey, recordKey);
         ReplayCache.Hit cached = replayCache.get(recordKey, fingerprint, clock.instant());
         if (cached != null) {
@@ -288,7 +286,8 @@ public final class IdempotencyEngine {
             seenHere.count(recordKey, rateLimit, clock.instant()); // the store judges this one
         }
         if (legacyRecords && identifiers.hashes()) {
-            return beginBesideLegacyRecord(plainKey, recordKey, clientKey, key, fingerprint, policy, endpoint);
+            return beginBesideLegacyRecord(plainKey, stored(requestFingerprint), recordKey, clientKey, key, fingerprint,
+                    policy, endpoint);
         }
         return acquire(recordKey, clientKey, key, fingerprint, policy, endpoint);
     }
@@ -298,16 +297,19 @@ public final class IdempotencyEngine {
      * plain key, written before identifiers were hashed: that one answers first (replay, 409, 422);
      * when there is none, this request holds the plain key while it takes the hashed one, so a server
      * still on the old settings sees it in progress, then lets it go. Two round trips more per new
-     * request, for the migration window only (docs/security.md).
+     * request, for the migration window only (docs/security.md). Records under plain keys keep the
+     * plain fingerprint (written so before, and compared so by servers on the old settings); a plain
+     * key never equals a hashed one ({@link RecordIdentifiers#HASHED_MARKER}), so no caller reaches
+     * another's record this way.
      */
-    private Decision beginBesideLegacyRecord(String plainKey, String recordKey, String clientKey, String key,
-                                             byte[] fingerprint,
+    private Decision beginBesideLegacyRecord(String plainKey, byte[] plainFingerprint, String recordKey, String clientKey,
+                                             String key, byte[] fingerprint,
                                              IdempotencyPolicy policy, String endpoint) {
         String legacyToken = newOwnerToken();
         AcquireResult legacy;
         Instant asked = clock.instant();
         try {
-            legacy = store.acquire(plainKey, fingerprint, legacyToken, policy.lockTtl());
+            legacy = store.acquire(plainKey, plainFingerprint, legacyToken, policy.lockTtl());
         } catch (StoreUnavailableException e) {
             return storeFailed(e, policy, endpoint, key);
         } catch (StoreAccessDeniedException e) {
@@ -316,7 +318,8 @@ public final class IdempotencyEngine {
             return storeBroken(e, endpoint, key);
         }
         if (legacy instanceof AcquireResult.Completed completed) {
-            return replayStored(plainKey, completed, endpoint, key, millis(Duration.between(asked, clock.instant())));
+            return replayStored(plainKey, plainFingerprint, completed, endpoint, key,
+                    millis(Duration.between(asked, clock.instant())));
         }
         if (legacy instanceof AcquireResult.Mismatch) {
             return mismatch(endpoint, key, millis(Duration.between(asked, clock.instant())));
@@ -338,11 +341,11 @@ public final class IdempotencyEngine {
         }
     }
 
-    private Decision replayStored(String recordKey, AcquireResult.Completed completed, String endpoint, String key,
-                                  double storeMs) {
+    private Decision replayStored(String recordKey, byte[] fingerprint, AcquireResult.Completed completed, String endpoint,
+                                  String key, double storeMs) {
         StoredResponse response;
         try {
-            response = codec.decode(recordKey, completed.response());
+            response = codec.decode(recordKey, fingerprint, completed.response());
         } catch (UnreadableRecordException e) {
             return unreadable(e, endpoint, key);
         } catch (IllegalArgumentException e) {
@@ -383,7 +386,7 @@ public final class IdempotencyEngine {
             if (result instanceof AcquireResult.Completed completed) {
                 StoredResponse response;
                 try {
-                    response = codec.decode(recordKey, completed.response());
+                    response = codec.decode(recordKey, fingerprint, completed.response());
                 } catch (UnreadableRecordException e) {
                     return unreadable(e, endpoint, key);
                 } catch (IllegalArgumentException e) {
@@ -432,13 +435,13 @@ public final class IdempotencyEngine {
     }
 
     /**
-     * The fingerprint as records keep it: the first 128 bits of the SHA-256. Compared only with the
-     * requests that reuse one key in one scope, that is far beyond any chance of a collision, and
-     * it keeps a record of a small answer small.
+     * The fingerprint as records under plain store keys keep it: the first 128 bits of the SHA-256
+     * ({@link RecordIdentifiers#storedFingerprint}). Compared only with the requests that reuse one
+     * key in one scope, that is far beyond any chance of a collision, and it keeps a record of a
+     * small answer small.
      */
     static byte[] stored(byte[] fingerprint) {
-        return fingerprint.length <= STORED_FINGERPRINT_BYTES ? fingerprint
-                : Arrays.copyOf(fingerprint, STORED_FINGERPRINT_BYTES);
+        return RecordIdentifiers.PLAIN.storedFingerprint("", fingerprint);
     }
 
     /**

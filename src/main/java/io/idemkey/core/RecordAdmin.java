@@ -22,12 +22,14 @@ import java.util.logging.Logger;
  * <p>Keys are found as the engine stores them: the record key ({@link RecordKey}) of the caller and
  * the client's key, or of an idempotent call's scope and key, then {@link RecordIdentifiers#storeKey}
  * (the HMAC, where identifiers are hashed). With hashed identifiers the stuck list can show only the
- * store keys ({@code <prefix>h:<hash>}): neither caller nor key can be read back from them, but a
+ * store keys ({@code <prefix>h=<hash>}): neither caller nor key can be read back from them, but a
  * look-up of a suspected caller and key gives the same store key to compare.
  *
  * <p>Audit lines go to the logger {@value #AUDIT_LOGGER} at INFO, one per purge attempt, refused
  * ones included: {@code idempotency-admin purge by=<who> record=<store key> force=<bool>
- * outcome=<PURGED|ABSENT|IN_PROGRESS> reason="<why>"}.
+ * outcome=<PURGED|ABSENT|IN_PROGRESS> reason="<why>"}; and one per look-up of a body (a body is
+ * the decrypted response, personal data), refused ones included: {@code idempotency-admin
+ * look-up-body by=<who> record=<store key> outcome=<SHOWN|UNREADABLE|IN_PROGRESS|ABSENT|REFUSED>}.
  */
 public final class RecordAdmin {
 
@@ -79,13 +81,40 @@ public final class RecordAdmin {
         return identifiers.storeKey(RecordKey.ofCall(keyPrefix, scope, key));
     }
 
+    /** The record under {@code storeKey}, as operators see it, without its headers and body. */
+    public Optional<KeyState> lookUp(String storeKey) {
+        return store.inspect(storeKey).map(record -> state(record, false));
+    }
+
     /**
-     * The record under {@code storeKey}, as operators see it.
+     * The record under {@code storeKey} with a completed record's headers and body decoded (the
+     * caller checked that this is allowed), and the audit line saying who looked.
      *
-     * @param withBody whether to decode a completed record's headers and body (the caller checked that this is allowed)
+     * @param who who asks (a user name)
      */
-    public Optional<KeyState> lookUp(String storeKey, boolean withBody) {
-        return store.inspect(storeKey).map(record -> state(record, withBody));
+    public Optional<KeyState> lookUpWithBody(String storeKey, String who) {
+        String outcome = "FAILED"; // the store's answer did not come back
+        try {
+            Optional<KeyState> state = store.inspect(storeKey).map(record -> state(record, true));
+            outcome = state.map(found -> !found.completed() ? "IN_PROGRESS"
+                    : found.body().text() != null ? "SHOWN" : "UNREADABLE").orElse("ABSENT");
+            return state;
+        } catch (RuntimeException failed) {
+            outcome = "FAILED(" + failed.getClass().getSimpleName() + ")";
+            throw failed;
+        } finally {
+            auditLookUp(storeKey, who, outcome);
+        }
+    }
+
+    /** Writes the audit line of a body look-up refused before the store was asked (bodies are not shown here). */
+    public void bodyRefused(String storeKey, String who) {
+        auditLookUp(storeKey, who, "REFUSED");
+    }
+
+    private static void auditLookUp(String storeKey, String who, String outcome) {
+        AUDIT.info(() -> "idempotency-admin look-up-body by=" + quoted(who) + " record=" + quoted(storeKey)
+                + " outcome=" + outcome);
     }
 
     /**
@@ -181,7 +210,7 @@ public final class RecordAdmin {
         Body body = null;
         if (withBody) {
             try {
-                StoredResponse response = codec.decode(record.recordKey(), stored);
+                StoredResponse response = codec.decode(record.recordKey(), record.fingerprint(), stored);
                 body = new Body(response.headers(), new String(response.body(), StandardCharsets.UTF_8), null);
             } catch (IllegalArgumentException e) { // unreadable with the keys configured, or corrupt
                 body = new Body(List.of(), null, e.getMessage());
@@ -206,7 +235,8 @@ public final class RecordAdmin {
      *
      * @param storeKey    the key the store keeps it under
      * @param completed   completed, or in progress
-     * @param fingerprint the stored fingerprint (the first 16 bytes of the request's SHA-256 fingerprint), hex
+     * @param fingerprint the stored fingerprint, hex: 16 bytes of the request's SHA-256 fingerprint, or, with hashed
+     *                    identifiers, of its HMAC ({@link RecordIdentifiers#storedFingerprint})
      * @param ownerAge    in progress: how long since its owner acquired it (null if its token does not say)
      * @param timeLeft    in progress: the lease left; completed: the TTL left
      * @param status      completed: the stored HTTP status (null for a record it cannot tell)

@@ -12,25 +12,33 @@ import java.util.Optional;
  * <p>Without a {@link RecordCipher} the record is {@link StoredResponseCodec}'s plain form. With one
  * it is sealed:
  * <pre>
- * 0xA3 (1 byte) | status (2 bytes) | key id length (1 byte) | key id (ASCII)
+ * 0xA4 (1 byte) | status (2 bytes) | key id length (1 byte) | key id (ASCII)
  *      | nonce (12 bytes) | AES-256-GCM(plain form) | tag (16 bytes)
- * associated data: the bytes before the nonce, then the record's store key (UTF-8)
+ * associated data: the bytes before the nonce, the stored fingerprint's length (1 byte), the stored
+ *      fingerprint, then the record's store key (UTF-8)
  * </pre>
  * The status stays readable (operators may count outcomes in the store); it is authenticated like
- * the rest. Body and headers are inside the ciphertext only.
+ * the rest. Body and headers are inside the ciphertext only. What a replay relies on is bound to the
+ * ciphertext: the store key (a record moved under another key does not decrypt) and the fingerprint
+ * the record is kept with (a record whose stored fingerprint was replaced by another request's does
+ * not decrypt either, so it never answers that request).
  *
- * <p>Reading with a cipher: a record sealed under a key id that is not configured, or a plain record
- * (written before encryption was turned on) unless {@code readUnencrypted}, is
- * {@link UnreadableRecordException}; a record that does not authenticate (changed bytes, or moved to
- * another key) or does not parse is {@link IllegalArgumentException}. Neither is ever replayed.
+ * <p>Reading with a cipher: a record sealed under a key id that is not configured, one sealed in
+ * another form than the above (first byte 0xA3: its associated data held no fingerprint), or a plain
+ * record (written before encryption was turned on) unless {@code readUnencrypted}, is
+ * {@link UnreadableRecordException}; a record that does not authenticate (changed bytes, moved to
+ * another key, kept with another fingerprint) or does not parse is {@link IllegalArgumentException}.
+ * Neither is ever replayed.
  */
 public final class RecordCodec {
 
-    /** No encryption: the plain form, as before issue 28. */
+    /** No encryption: the plain form. */
     public static final RecordCodec PLAIN = new RecordCodec(null, true);
 
     /** First byte of a sealed record; the plain form starts with its version (2), never this. */
-    static final int SEALED = 0xA3;
+    static final int SEALED = 0xA4;
+    /** First byte of a record sealed with only its header and store key as associated data: never read. */
+    static final int SEALED_WITHOUT_FINGERPRINT = 0xA3;
 
     private final RecordCipher cipher;
     private final boolean readUnencrypted;
@@ -54,26 +62,33 @@ public final class RecordCodec {
         return cipher != null;
     }
 
-    /** The stored form of {@code response} under {@code recordKey} (the key the store keeps it at). */
-    public byte[] encode(String recordKey, StoredResponse response) {
+    /**
+     * The stored form of {@code response} under {@code recordKey} (the key the store keeps it at),
+     * kept with {@code fingerprint} (the fingerprint the store keeps with it).
+     */
+    public byte[] encode(String recordKey, byte[] fingerprint, StoredResponse response) {
         byte[] plain = StoredResponseCodec.encode(response);
         if (cipher == null) {
             return plain;
         }
         byte[] header = header(response.status(), cipher.currentKeyId());
-        byte[] sealed = cipher.encrypt(plain, associatedData(header, recordKey));
+        byte[] sealed = cipher.encrypt(plain, associatedData(header, fingerprint, recordKey));
         byte[] out = Arrays.copyOf(header, header.length + sealed.length);
         System.arraycopy(sealed, 0, out, header.length, sealed.length);
         return out;
     }
 
     /**
-     * The response stored under {@code recordKey}.
+     * The response stored under {@code recordKey} with {@code fingerprint}.
      *
      * @throws UnreadableRecordException if the record is intact but cannot be read with the keys configured
-     * @throws IllegalArgumentException  if the record is corrupt, changed or moved
+     * @throws IllegalArgumentException  if the record is corrupt, changed, moved or kept with another fingerprint
      */
-    public StoredResponse decode(String recordKey, byte[] stored) {
+    public StoredResponse decode(String recordKey, byte[] fingerprint, byte[] stored) {
+        if (stored.length > 0 && (stored[0] & 0xff) == SEALED_WITHOUT_FINGERPRINT) {
+            throw new UnreadableRecordException("the record is sealed in a form whose associated data does not"
+                    + " hold its fingerprint; it is never replayed");
+        }
         if (stored.length == 0 || (stored[0] & 0xff) != SEALED) {
             if (cipher != null && !readUnencrypted) {
                 throw new UnreadableRecordException("the record is not encrypted (written before "
@@ -100,7 +115,7 @@ public final class RecordCodec {
                     + "', which idempotency.encryption.keys no longer lists " + cipher.keyIds());
         }
         byte[] header = Arrays.copyOf(stored, 4 + idLength);
-        byte[] plain = cipher.decrypt(keyId, stored, header.length, associatedData(header, recordKey));
+        byte[] plain = cipher.decrypt(keyId, stored, header.length, associatedData(header, fingerprint, recordKey));
         StoredResponse response = StoredResponseCodec.decode(plain);
         if (response.status() != status) {
             throw new IllegalArgumentException("corrupt sealed record: status differs");
@@ -113,7 +128,8 @@ public final class RecordCodec {
      * header, the plain form after its version and flags. Empty for bytes that are neither.
      */
     public static Optional<Integer> storedStatus(byte[] stored) {
-        int at = stored.length > 0 && (stored[0] & 0xff) == SEALED ? 1 : 2;
+        int first = stored.length > 0 ? stored[0] & 0xff : -1;
+        int at = first == SEALED || first == SEALED_WITHOUT_FINGERPRINT ? 1 : 2;
         if (stored.length < at + 2) {
             return Optional.empty();
         }
@@ -132,9 +148,15 @@ public final class RecordCodec {
         return header;
     }
 
-    private static byte[] associatedData(byte[] header, String recordKey) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(header.length + recordKey.length() + 8);
+    /** The header (self-delimiting: it holds its key id's length), the fingerprint with its length, the store key. */
+    private static byte[] associatedData(byte[] header, byte[] fingerprint, String recordKey) {
+        if (fingerprint.length > 255) {
+            throw new IllegalArgumentException("a stored fingerprint has at most 255 bytes, not " + fingerprint.length);
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(header.length + 1 + fingerprint.length + recordKey.length() + 8);
         out.writeBytes(header);
+        out.write(fingerprint.length);
+        out.writeBytes(fingerprint);
         out.writeBytes(recordKey.getBytes(StandardCharsets.UTF_8));
         return out.toByteArray();
     }

@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
  * principal name, a tenant header value, or empty) and the client's key are percent-encoded so that
  * neither can contain the {@code :} separator, a Redis Cluster hash tag, or anything else that
  * could address another caller's record. Readable in {@code redis-cli} for the common case
- * (UUID keys, plain user names).
+ * (UUID keys, plain user names). What follows the prefix is only RFC 3986 unreserved characters,
+ * {@code %} escapes and {@code :}: never {@code =}, which marks a hashed store key
+ * ({@link RecordIdentifiers#HASHED_MARKER}).
  */
 public final class RecordKey {
 

@@ -38,6 +38,25 @@ class StoredDataProtectionTest {
                 StoredDataProtection.READ_UNENCRYPTED, "maybe"));
     }
 
+    /** A secret that did not mount (a blank or missing key setting) fails deployment where encryption is required. */
+    @Test
+    void withEncryptionRequiredABlankOrMissingKeySettingFailsNamingIt() {
+        String keys = StoredDataProtection.KEYS;
+        String required = StoredDataProtection.REQUIRED;
+        for (Map<String, String> values : java.util.List.of(
+                Map.of("idempotency.store", "memory", required, "true"),
+                Map.of("idempotency.store", "memory", required, "true", keys, "  "),
+                Map.of("idempotency.store", "memory", required, "true", keys, "", StoredDataProtection.IDENTIFIER_KEY, KEY))) {
+            ConfigurationException e = assertThrows(ConfigurationException.class, () -> settings(values));
+            assertEquals(keys, e.property(), e.getMessage());
+            assertTrue(e.getMessage().contains(keys) && e.getMessage().contains(required), e.getMessage());
+        }
+        assertTrue(settings(Map.of("idempotency.store", "memory", required, "true", keys, "a:" + KEY,
+                StoredDataProtection.IDENTIFIER_KEY, KEY)).protection().codec().encrypts());
+        assertFalse(settings(Map.of("idempotency.store", "memory", required, "false")).protection().codec().encrypts());
+        refused(required, Map.of("idempotency.store", "memory", required, "yes please"));
+    }
+
     @Test
     void goodKeysEncryptAndHashAndTheSettingsNeverShowThem() {
         IdempotencySettings settings = settings(Map.of("idempotency.store", "memory",

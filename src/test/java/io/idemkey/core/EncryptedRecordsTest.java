@@ -294,11 +294,11 @@ class EncryptedRecordsTest {
         RecordIdentifiers ids = RecordIdentifiers.hashed("idempotency:", IDENTIFIER_KEY, false);
         String from = ids.storeKey(RecordKey.of("idempotency:", CALLER, original));
         byte[] sealed = assertInstanceOf(AcquireResult.Completed.class,
-                store.acquire(from, stored(FINGERPRINT), "reader", Duration.ofSeconds(30))).response();
+                store.acquire(from, ids.storedFingerprint(from, FINGERPRINT), "reader", Duration.ofSeconds(30))).response();
 
         String target = newKey();
         String to = ids.storeKey(RecordKey.of("idempotency:", CALLER, target));
-        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(to, stored(FINGERPRINT), "mover", Duration.ofSeconds(30)));
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(to, ids.storedFingerprint(to, FINGERPRINT), "mover", Duration.ofSeconds(30)));
         assertTrue(store.complete(to, "mover", sealed, Duration.ofHours(1)));
 
         assertInstanceOf(Decision.Unavailable.class, begin(engine, target), "a moved record is refused, not replayed");
@@ -327,6 +327,100 @@ class EncryptedRecordsTest {
         assertEquals(SECRET, replayed(engine(store, K1, false), fresh));
     }
 
+    /**
+     * With encryption on, the store keeps no fingerprint a reader can recompute: neither the
+     * request's SHA-256 nor its first 16 bytes appear anywhere in the store, and the same request
+     * under two keys, or from two callers, is kept with two different fingerprints (nothing links them).
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void theStoredFingerprintIsKeyedAndLinksNoEqualRequests(Kind kind) {
+        Recording recording = new Recording(open(kind));
+        IdempotencyEngine engine = engine(recording, K1, false);
+        String first = newKey();
+        String second = newKey();
+        runAndComplete(engine, first, SECRET);
+        runAndComplete(engine, second, SECRET);
+        Execution other = assertInstanceOf(Decision.Proceed.class, engine.begin(RecordKey.of("idempotency:", "bob", first),
+                first, FINGERPRINT, POLICY, "POST /orders")).execution();
+        other.markStarted();
+        other.complete(SECRET);
+        assertEquals(SECRET, replayed(engine, first));
+
+        List<byte[]> stored = everythingStored(recording);
+        for (byte[] raw : List.of(FINGERPRINT, stored(FINGERPRINT), java.util.Arrays.copyOf(FINGERPRINT, 8))) {
+            assertTrue(stored.stream().noneMatch(haystack -> haystack != null && indexOf(haystack, raw) >= 0),
+                    "the request's unkeyed fingerprint is in " + kind);
+        }
+        RecordIdentifiers ids = RecordIdentifiers.hashed("idempotency:", IDENTIFIER_KEY, false);
+        io.idemkey.spi.StoreInspection inspection = (io.idemkey.spi.StoreInspection) store;
+        Set<String> fingerprints = new java.util.HashSet<>();
+        for (String recordKey : List.of(RecordKey.of("idempotency:", CALLER, first), RecordKey.of("idempotency:", CALLER, second),
+                RecordKey.of("idempotency:", "bob", first))) {
+            String storeKey = ids.storeKey(recordKey);
+            byte[] kept = inspection.inspect(storeKey).orElseThrow().fingerprint();
+            assertEquals(16, kept.length);
+            assertTrue(java.util.Arrays.equals(ids.storedFingerprint(storeKey, FINGERPRINT), kept));
+            fingerprints.add(java.util.HexFormat.of().formatHex(kept));
+        }
+        assertEquals(3, fingerprints.size(), "one request under two keys and from two callers: three fingerprints");
+    }
+
+    /**
+     * In the migration window the engine still looks at plain store keys. A caller named {@code h}
+     * whose key is the hash part of another caller's hashed store key must not reach that record
+     * (with {@code h:} as the hashed keys' marker, its plain key was that record's store key).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Kind.class, names = {"MEMORY", "REDIS"})
+    void aCraftedCallerNeverReachesAHashedRecordThroughItsPlainKey(Kind kind) {
+        open(kind);
+        IdempotencyEngine migrating = engine(store, K1, true);
+        String key = newKey();
+        runAndComplete(migrating, key, SECRET);
+        String storeKey = RecordIdentifiers.hashed("idempotency:", IDENTIFIER_KEY, false)
+                .storeKey(RecordKey.of("idempotency:", CALLER, key));
+        String hash = storeKey.substring(storeKey.length() - 43);
+        for (String crafted : List.of("h", "h=", "")) {
+            String plainKey = RecordKey.of("idempotency:", crafted, hash);
+            Decision decision = migrating.begin(plainKey, hash, FINGERPRINT, POLICY, "POST /orders");
+            Execution own = assertInstanceOf(Decision.Proceed.class, decision, "caller '" + crafted + "': its own new record").execution();
+            own.markStarted();
+            own.complete(new StoredResponse(200, List.of(), ("{\"caller\":\"" + crafted + "\"}").getBytes(StandardCharsets.UTF_8)));
+        }
+        assertEquals(SECRET, replayed(migrating, key), "the hashed record is untouched");
+        assertEquals(SECRET, replayed(engine(store, K1, false), key));
+    }
+
+    /**
+     * A store writer who replaces a completed record's fingerprint by another request's (same store
+     * key, the sealed response left as it was) does not get that response replayed to the other
+     * request: the fingerprint is in the associated data. The record is refused (503), never run.
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aSealedResponseRetargetedToAnotherRequestUnderItsKeyIsRefused(Kind kind) {
+        open(kind);
+        IdempotencyEngine engine = engine(store, K1, false);
+        String key = newKey();
+        runAndComplete(engine, key, SECRET);
+        RecordIdentifiers ids = RecordIdentifiers.hashed("idempotency:", IDENTIFIER_KEY, false);
+        String storeKey = ids.storeKey(RecordKey.of("idempotency:", CALLER, key));
+        byte[] sealed = assertInstanceOf(AcquireResult.Completed.class, store.acquire(storeKey,
+                ids.storedFingerprint(storeKey, FINGERPRINT), "reader", Duration.ofSeconds(30))).response();
+
+        byte[] otherRequest = new Fingerprint().of("POST", "/orders", List.of(), true,
+                "{\"name\":\"Jane Doe\",\"card\":\"5500000000000004\"}".getBytes(StandardCharsets.UTF_8), Set.of());
+        assertEquals(io.idemkey.spi.StoreInspection.Purge.PURGED, ((io.idemkey.spi.StoreInspection) store).purge(storeKey, true));
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(storeKey, ids.storedFingerprint(storeKey, otherRequest),
+                "writer", Duration.ofSeconds(30)));
+        assertTrue(store.complete(storeKey, "writer", sealed, Duration.ofHours(1)));
+
+        Decision retargeted = engine.begin(RecordKey.of("idempotency:", CALLER, key), key, otherRequest, POLICY, "POST /orders");
+        assertInstanceOf(Decision.Unavailable.class, retargeted, "refused: neither replayed to the other request nor run");
+        assertInstanceOf(Decision.Mismatch.class, begin(engine, key), "the original request is another request now");
+    }
+
     /** A plain record written (by an older server) under the key a hashing server looks at. */
     private static final class RecordKeyTestKeys {
         static final String PLAIN_UNDER_HASHED = "plain-under-hashed-" + UUID.randomUUID();
@@ -338,7 +432,7 @@ class EncryptedRecordsTest {
         RecordIdentifiers ids = RecordIdentifiers.hashed("idempotency:", IDENTIFIER_KEY, false);
         String key = RecordKeyTestKeys.PLAIN_UNDER_HASHED;
         String storeKey = ids.storeKey(RecordKey.of("idempotency:", CALLER, key));
-        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(storeKey, stored(FINGERPRINT), "t", Duration.ofSeconds(30)));
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(storeKey, ids.storedFingerprint(storeKey, FINGERPRINT), "t", Duration.ofSeconds(30)));
         assertTrue(store.complete(storeKey, "t", StoredResponseCodec.encode(SECRET), Duration.ofHours(1)));
         assertInstanceOf(Decision.Unavailable.class, begin(engine(store, K1, false), key));
         assertEquals(SECRET, replayed(engine(store, K1, true), key), "read in the migration window");
@@ -357,7 +451,7 @@ class EncryptedRecordsTest {
         assertInstanceOf(Decision.RateLimited.class, begin(engine, key));
         try (Jedis jedis = redis.client()) {
             for (String stored : jedis.keys("*")) {
-                assertTrue(stored.startsWith("{idempotency:h:") || stored.startsWith("idempotency:h:"), stored);
+                assertTrue(stored.startsWith("{idempotency:h=") || stored.startsWith("idempotency:h="), stored);
                 assertFalse(stored.contains(key) || stored.contains(CALLER), stored);
             }
         }
@@ -394,7 +488,7 @@ class EncryptedRecordsTest {
         return key;
     }
 
-    /** What reached the store: every record key and response it was handed (for the memory store, what it keeps). */
+    /** What reached the store: every record key, fingerprint and response it was handed (for the memory store, what it keeps). */
     private static final class Recording implements IdempotencyStore {
         final List<byte[]> seen = new CopyOnWriteArrayList<>();
         private final IdempotencyStore store;
@@ -410,6 +504,7 @@ class EncryptedRecordsTest {
         @Override
         public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
             see(recordKey);
+            seen.add(fingerprint.clone());
             return store.acquire(recordKey, fingerprint, ownerToken, lockTtl);
         }
 

@@ -47,7 +47,8 @@ class ParsersFuzzTest {
         SPEC = "fuzz:" + Base64.getEncoder().encodeToString(key);
     }
     private static final RecordCodec SEALED = new RecordCodec(RecordCipher.parse(SPEC), false);
-    private static final String RECORD_KEY = "idempotency:h:fuzz";
+    private static final String RECORD_KEY = "idempotency:h=fuzz";
+    private static final byte[] STORED_FINGERPRINT = new byte[16];
 
     /** Any header lines: an answer, never an exception; a valid key is what the rules allow, and reads back the same. */
     @FuzzTest(maxDuration = "10m")
@@ -130,7 +131,7 @@ class ParsersFuzzTest {
     void storedRecord(byte[] data) {
         StoredResponse response;
         try {
-            response = RecordCodec.PLAIN.decode(RECORD_KEY, data);
+            response = RecordCodec.PLAIN.decode(RECORD_KEY, STORED_FINGERPRINT, data);
         } catch (IllegalArgumentException refused) {
             response = null;
         } catch (OutOfMemoryError bomb) {
@@ -138,19 +139,21 @@ class ParsersFuzzTest {
         }
         if (response != null) {
             try {
-                StoredResponse again = RecordCodec.PLAIN.decode(RECORD_KEY, RecordCodec.PLAIN.encode(RECORD_KEY, response));
+                StoredResponse again = RecordCodec.PLAIN.decode(RECORD_KEY, STORED_FINGERPRINT,
+                        RecordCodec.PLAIN.encode(RECORD_KEY, STORED_FINGERPRINT, response));
                 assertEquals(response, again);
             } catch (IllegalArgumentException notRecordable) {
                 // more headers or longer values than a record holds: the engine releases such a response
             }
         }
-        assertThrows(IllegalArgumentException.class, () -> SEALED.decode(RECORD_KEY, data), "a forged sealed record was read");
+        assertThrows(IllegalArgumentException.class, () -> SEALED.decode(RECORD_KEY, STORED_FINGERPRINT, data),
+                "a forged sealed record was read");
     }
 
     /** A sealed record with any bytes changed is refused, whatever the change. */
     @FuzzTest(maxDuration = "10m")
     void tamperedSealedRecord(byte[] data) {
-        byte[] sealed = SEALED.encode(RECORD_KEY, new StoredResponse(201,
+        byte[] sealed = SEALED.encode(RECORD_KEY, STORED_FINGERPRINT, new StoredResponse(201,
                 List.of(new StoredResponse.Header("Location", "/orders/1")), "{\"id\":1}".getBytes(StandardCharsets.UTF_8)));
         byte[] tampered = sealed.clone();
         boolean changed = false;
@@ -164,11 +167,11 @@ class ParsersFuzzTest {
             changed = true;
         }
         if (!changed || Arrays.equals(tampered, sealed)) {
-            assertEquals(201, SEALED.decode(RECORD_KEY, tampered).status());
+            assertEquals(201, SEALED.decode(RECORD_KEY, STORED_FINGERPRINT, tampered).status());
             return;
         }
         byte[] forged = tampered;
-        assertThrows(IllegalArgumentException.class, () -> SEALED.decode(RECORD_KEY, forged));
+        assertThrows(IllegalArgumentException.class, () -> SEALED.decode(RECORD_KEY, STORED_FINGERPRINT, forged));
     }
 
     private static boolean hasLoneSurrogate(String s) {

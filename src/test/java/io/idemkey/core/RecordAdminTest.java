@@ -58,13 +58,13 @@ class RecordAdminTest {
         for (int i = 0; i < 10; i++) { // 100 s of renewals: the lease stays short, the owner's age grows
             scheduler.advance(Duration.ofSeconds(10));
         }
-        RecordAdmin.KeyState state = admin.lookUp(admin.requestStoreKey("alice", "k-1"), false).orElseThrow();
+        RecordAdmin.KeyState state = admin.lookUp(admin.requestStoreKey("alice", "k-1")).orElseThrow();
         assertFalse(state.completed());
         assertEquals(Duration.ofSeconds(100), state.ownerAge());
         assertTrue(state.timeLeft().compareTo(LOCK_TTL) <= 0 && state.timeLeft().compareTo(Duration.ZERO) > 0, state.timeLeft().toString());
         assertEquals(32, state.fingerprint().length(), "16 bytes, hex");
-        assertTrue(admin.lookUp(admin.requestStoreKey("bob", "k-1"), false).isEmpty(), "another caller's key");
-        assertTrue(admin.lookUp(admin.callStoreKey("alice", "k-1"), false).isEmpty(), "a call's key is another record");
+        assertTrue(admin.lookUp(admin.requestStoreKey("bob", "k-1")).isEmpty(), "another caller's key");
+        assertTrue(admin.lookUp(admin.callStoreKey("alice", "k-1")).isEmpty(), "a call's key is another record");
     }
 
     @Test
@@ -74,16 +74,43 @@ class RecordAdminTest {
         proceed(engine, RecordKey.of(PREFIX, "alice", "k-2"), "k-2").complete(new StoredResponse(201,
                 List.of(new StoredResponse.Header("Location", "/orders/42")), "{\"id\":42}".getBytes(StandardCharsets.UTF_8)));
         scheduler.advance(Duration.ofMinutes(90));
-        RecordAdmin.KeyState state = admin.lookUp(admin.requestStoreKey("alice", "k-2"), false).orElseThrow();
+        RecordAdmin.KeyState state = admin.lookUp(admin.requestStoreKey("alice", "k-2")).orElseThrow();
         assertTrue(state.completed());
         assertEquals(201, state.status());
         assertTrue(state.size() > 9, "the stored record's bytes: " + state.size());
         assertEquals(Duration.ofMinutes(90), state.age());
         assertEquals(TTL.minusMinutes(90), state.timeLeft());
         assertNull(state.body(), "no body unless asked");
-        RecordAdmin.KeyState withBody = admin.lookUp(admin.requestStoreKey("alice", "k-2"), true).orElseThrow();
+        assertTrue(audit.messages().isEmpty(), "a look-up without the body is not audited");
+        RecordAdmin.KeyState withBody = admin.lookUpWithBody(admin.requestStoreKey("alice", "k-2"), "ops").orElseThrow();
         assertEquals("{\"id\":42}", withBody.body().text());
         assertEquals("/orders/42", withBody.body().headers().get(0).value());
+    }
+
+    /** Every look-up of a body writes one audit line saying who looked at which record, and what came of it. */
+    @Test
+    void everyBodyLookUpLeavesOneAuditLineNamingWhoAndTheRecord() {
+        IdempotencyEngine engine = engine(RecordIdentifiers.PLAIN, RecordCodec.PLAIN);
+        RecordAdmin admin = new RecordAdmin(store, PREFIX, RecordIdentifiers.PLAIN, RecordCodec.PLAIN, TTL, clock, key -> { });
+        proceed(engine, RecordKey.of(PREFIX, "alice", "k-4"), "k-4").complete(new StoredResponse(200, List.of(),
+                "{\"card\":\"4111\"}".getBytes(StandardCharsets.UTF_8)));
+        proceed(engine, RecordKey.of(PREFIX, "alice", "k-5"), "k-5");
+        assertEquals("{\"card\":\"4111\"}", admin.lookUpWithBody(admin.requestStoreKey("alice", "k-4"), "ops").orElseThrow()
+                .body().text());
+        assertFalse(admin.lookUpWithBody(admin.requestStoreKey("alice", "k-5"), "ops").orElseThrow().completed());
+        assertTrue(admin.lookUpWithBody(admin.requestStoreKey("bob", "k-4"), "carol \"c\"").isEmpty());
+        admin.bodyRefused(admin.requestStoreKey("alice", "k-4"), "dave");
+        RecordAdmin plainReader = new RecordAdmin(store, PREFIX, RecordIdentifiers.PLAIN,
+                new RecordCodec(RecordCipher.parse("k1:" + Base64.getEncoder().encodeToString(new byte[32])), false),
+                TTL, clock, key -> { });
+        assertNull(plainReader.lookUpWithBody(admin.requestStoreKey("alice", "k-4"), "ops").orElseThrow().body().text());
+        assertEquals(List.of(
+                "idempotency-admin look-up-body by=\"ops\" record=\"idempotency:alice:k-4\" outcome=SHOWN",
+                "idempotency-admin look-up-body by=\"ops\" record=\"idempotency:alice:k-5\" outcome=IN_PROGRESS",
+                "idempotency-admin look-up-body by=\"carol \\\"c\\\"\" record=\"idempotency:bob:k-4\" outcome=ABSENT",
+                "idempotency-admin look-up-body by=\"dave\" record=\"idempotency:alice:k-4\" outcome=REFUSED",
+                "idempotency-admin look-up-body by=\"ops\" record=\"idempotency:alice:k-4\" outcome=UNREADABLE"),
+                audit.messages());
     }
 
     @Test
@@ -101,11 +128,11 @@ class RecordAdminTest {
         proceed(engine, RecordKey.of(PREFIX, "alice", "stuck"), "stuck");
         scheduler.advance(Duration.ofMinutes(10));
 
-        RecordAdmin.KeyState done = admin.lookUp(admin.requestStoreKey("alice", "done"), true).orElseThrow();
+        RecordAdmin.KeyState done = admin.lookUpWithBody(admin.requestStoreKey("alice", "done"), "ops").orElseThrow();
         assertEquals(200, done.status(), "the status stays readable in a sealed record");
         assertEquals("secret", done.body().text(), "decrypted with the application's keys");
         RecordAdmin plainReader = new RecordAdmin(store, PREFIX, hashed, RecordCodec.PLAIN, TTL, clock, key -> { });
-        RecordAdmin.KeyState unreadable = plainReader.lookUp(admin.requestStoreKey("alice", "done"), true).orElseThrow();
+        RecordAdmin.KeyState unreadable = plainReader.lookUpWithBody(admin.requestStoreKey("alice", "done"), "ops").orElseThrow();
         assertEquals(200, unreadable.status());
         assertNull(unreadable.body().text(), "no keys, no body");
         assertTrue(unreadable.body().unreadable().contains("encrypted"), unreadable.body().unreadable());
@@ -113,7 +140,7 @@ class RecordAdminTest {
         RecordAdmin.StuckPage stuck = admin.stuck(Duration.ofMinutes(5), "", 10);
         assertEquals(1, stuck.records().size());
         String shown = stuck.records().get(0).storeKey();
-        assertTrue(shown.startsWith(PREFIX + "h:") && !shown.contains("alice") && !shown.contains("stuck"), shown);
+        assertTrue(shown.startsWith(PREFIX + "h=") && !shown.contains("alice") && !shown.contains("stuck"), shown);
         assertEquals(admin.requestStoreKey("alice", "stuck"), shown, "a look-up of a suspected key gives the same hash");
     }
 

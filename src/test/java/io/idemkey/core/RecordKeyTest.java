@@ -24,6 +24,32 @@ class RecordKeyTest {
         assertEquals("idempotency::k_1.x~y", RecordKey.of(PREFIX, "", "k_1.x~y"));
     }
 
+    /**
+     * Whatever the scope and key, no record key (of a request or a call) holds the hashed store
+     * keys' marker after the prefix: the two key spaces never meet.
+     */
+    @Test
+    void noRecordKeyEverHoldsTheHashedKeysMarker() {
+        Random random = new Random(49);
+        List<String> crafted = List.of("h", "h=", "h:", "=", "h%3D", "", "call");
+        for (int i = 0; i < 20_000; i++) {
+            String scope = i < crafted.size() ? crafted.get(i) : randomText(random);
+            String key = randomText(random);
+            for (String recordKey : List.of(RecordKey.of(PREFIX, scope, key), RecordKey.ofCall(PREFIX, scope, key))) {
+                assertFalse(recordKey.substring(PREFIX.length()).contains("="), recordKey);
+                assertFalse(recordKey.startsWith(PREFIX + RecordIdentifiers.HASHED_MARKER), recordKey);
+            }
+        }
+    }
+
+    private static String randomText(Random random) {
+        StringBuilder text = new StringBuilder();
+        for (int i = random.nextInt(50); i > 0; i--) {
+            text.append(random.nextInt(4) == 0 ? (char) random.nextInt(0x3000) : "h=:%{}#A-_~".charAt(random.nextInt(11)));
+        }
+        return text.toString();
+    }
+
     @Test
     void colonInScopeOrKeyIsEscaped() {
         assertEquals("idempotency:a%3Ab:c%3Ad", RecordKey.of(PREFIX, "a:b", "c:d"));

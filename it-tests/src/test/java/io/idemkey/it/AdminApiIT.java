@@ -5,6 +5,7 @@ import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
 
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
@@ -20,11 +21,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The operators' admin API (issue 29) on this run's server, against Redis: refused to anonymous
- * callers (401) and to callers outside {@code idempotency.admin.role} (403), problem+json; a
- * completed key's look-up (body only when asked), a key stuck in progress in the stuck list, its
- * purge refused without force (409) and done with it, each purge in one audit line naming who, what
- * and why. (An application that did not enable it: {@code CallerScopeIT}.)
+ * The operators' admin API on this run's server, against Redis: refused to anonymous callers (401)
+ * and to callers outside {@code idempotency.admin.role} (403), problem+json that does not name the
+ * role; a completed key's look-up (body only when asked, each body look-up in an audit line), a key
+ * stuck in progress in the stuck list, its purge refused without force (409) and done with it, each
+ * purge in one audit line naming who, what and why; a store that answers with an error gives a 503
+ * problem, not the container's 500. (An application that did not enable it: {@code CallerScopeIT}.)
  */
 @RunAsClient
 class AdminApiIT extends ClientOfOneDeployment {
@@ -43,9 +45,11 @@ class AdminApiIT extends ClientOfOneDeployment {
         assertEquals(401, anonymous.statusCode(), anonymous.body());
         assertEquals("application/problem+json", anonymous.headers().firstValue("Content-Type").orElse("").split(";")[0]);
         assertTrue(anonymous.body().contains("admin-unauthenticated"), anonymous.body());
+        assertFalse(anonymous.body().contains(ROLE), "the role is not named: " + anonymous.body());
         HttpResponse<String> alice = admin("alice", "GET", "stuck?older-than=PT1M");
         assertEquals(403, alice.statusCode(), alice.body());
-        assertTrue(alice.body().contains("admin-forbidden") && alice.body().contains(ROLE), alice.body());
+        assertTrue(alice.body().contains("admin-forbidden"), alice.body());
+        assertFalse(alice.body().contains(ROLE), "the role is not named: " + alice.body());
         HttpResponse<String> purge = admin("alice", "DELETE", "keys?caller=&key=x&reason=r");
         assertEquals(403, purge.statusCode(), "no purge outside the role either");
         HttpResponse<String> ops = admin("ops", "GET", "stuck?older-than=soon");
@@ -66,8 +70,11 @@ class AdminApiIT extends ClientOfOneDeployment {
         assertTrue(state.getInt("sizeBytes") > 0 && state.getJsonNumber("ttlLeftMs").longValue() > 0, found.body());
         assertEquals(32, state.getString("fingerprint").length());
         assertFalse(found.body().contains("execution"), "no body unless asked: " + found.body());
+        assertFalse(auditLog().contains("record=\"idempotency::" + key + "\" outcome"), "a look-up without the body is not audited");
         HttpResponse<String> withBody = admin("ops", "GET", "keys?caller=&key=" + key + "&body=true");
         assertTrue(withBody.body().contains("\\\"execution\\\":1"), withBody.body());
+        assertTrue(auditLog().contains("INFO idempotency-admin look-up-body by=\"ops\" record=\"idempotency::" + key
+                + "\" outcome=SHOWN"), auditLog());
 
         HttpResponse<String> noReason = admin("ops", "DELETE", "keys?caller=&key=" + key);
         assertEquals(400, noReason.statusCode(), noReason.body());
@@ -104,6 +111,19 @@ class AdminApiIT extends ClientOfOneDeployment {
         assertTrue(audit.contains("by=\"ops\" record=\"" + storeKey + "\" force=false outcome=IN_PROGRESS reason=\"stuck\""), audit);
         assertTrue(audit.contains("by=\"ops\" record=\"" + storeKey + "\" force=true outcome=PURGED reason=\"stuck\""), audit);
         running.get();
+    }
+
+    /** A store that answers a look-up with an error of its own (here Redis: a key of another type) gives a 503 problem. */
+    @Test
+    void aStoreThatAnswersWithAnErrorGivesA503Problem() {
+        String key = Http.newKey();
+        try (Jedis redis = TestRedis.get().client()) {
+            redis.lpush("idempotency::" + key, "not a record");
+        }
+        HttpResponse<String> failed = admin("ops", "GET", "keys?caller=&key=" + key);
+        assertEquals(503, failed.statusCode(), failed.body());
+        assertEquals("application/problem+json", failed.headers().firstValue("Content-Type").orElse("").split(";")[0]);
+        assertTrue(failed.body().contains("store-unavailable"), failed.body());
     }
 
     private HttpResponse<String> admin(String user, String method, String operation) {

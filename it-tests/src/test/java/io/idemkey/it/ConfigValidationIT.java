@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 /**
  * Bad configuration fails the deployment with a message that names the property, and never shows a
  * password. Payara Micro's Arquillian container reports every deployment as a success, so this test
- * starts the server of this run itself with three applications: two misconfigured, one sound.
+ * starts the server of this run itself with applications: one sound, the others misconfigured.
  */
 class ConfigValidationIT {
 
@@ -64,7 +64,9 @@ class ConfigValidationIT {
                         "idempotency.encryption.identifier-key", SHORT_KEY + SHORT_KEY))),
                 Deployments.export(directory, Deployments.guardedApp("acl-user-without-incr", Map.of(
                         "idempotency.redis.user", "idemkey-it-no-incr", "idempotency.redis.password", ACL_PASSWORD,
-                        "idempotency.rate-limit.per-key", "2/1m")))));
+                        "idempotency.rate-limit.per-key", "2/1m"))),
+                Deployments.export(directory, Deployments.guardedApp("encryption-required-without-keys", Map.of(
+                        "idempotency.encryption.required", "true", "idempotency.encryption.keys", " ")))));
     }
 
     /** {@code ACL SETUSER <name> reset on ><password> <rule...>} on {@code redis}. */
@@ -141,6 +143,13 @@ class ConfigValidationIT {
         assertTrue(server.log().contains("of the commands the record script calls, Redis refuses INCR"), server.log());
         assertFalse(server.log().contains(ACL_PASSWORD), "the password never reaches the log");
         assertNotEquals(200, status("acl-user-without-incr", "guarded/executions?key=x"), "the application is not serving");
+    }
+
+    @Test
+    void requiredEncryptionWithABlankKeySettingFailsTheDeploymentNamingTheProperty() throws Exception {
+        assertTrue(server.log().contains("Invalid Idemkey configuration: idempotency.encryption.keys is not set or blank,"
+                + " but idempotency.encryption.required=true"), server.log());
+        assertEquals(404, status("encryption-required-without-keys", "guarded/executions?key=x"), "the application is not serving");
     }
 
     @Test

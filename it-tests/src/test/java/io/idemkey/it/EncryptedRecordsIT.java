@@ -61,7 +61,7 @@ class EncryptedRecordsIT extends ClientOfOneDeployment {
             Set<byte[]> keys = redis.keys((PREFIX + "*").getBytes(StandardCharsets.UTF_8));
             assertEquals(2, keys.size(), "alice's and bob's records");
             for (byte[] k : keys) {
-                assertTrue(new String(k, StandardCharsets.UTF_8).startsWith(PREFIX + "h:"));
+                assertTrue(new String(k, StandardCharsets.UTF_8).startsWith(PREFIX + "h="));
                 stored.add(k);
                 stored.add(redis.get(k));
             }

@@ -9,12 +9,15 @@ import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.StoreInspection;
 import io.idemkey.spi.StoreUnavailableException;
 import io.idemkey.store.jdbc.JdbcIdempotencyStore;
-import io.idemkey.store.redis.RedisIdempotencyStore;
-import io.idemkey.store.redis.RedisStoreOptions;
 
 import javax.sql.DataSource;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -41,10 +44,15 @@ import java.util.logging.Logger;
  * {@code --caller} names an HTTP request's scope value (empty for the global scope), {@code --scope}
  * an idempotent call's scope. Options: {@code --user}, {@code --password} (or the environment's
  * {@code IDEMKEY_STORE_PASSWORD}), {@code --cluster} (the Redis URL names one node of a cluster),
- * {@code --table} (JDBC), {@code --key-prefix}, {@code --identifier-key} and {@code --encryption-keys}
- * (the application's {@code idempotency.encryption.*} values, where it sets them). Exit status: 0
- * done, 1 the key is absent or in progress (purge refused), 2 bad arguments, 3 the store unreachable,
- * 4 any other failure (refused credentials, a missing driver, ...). Passwords are never printed.
+ * {@code --table} (JDBC), {@code --key-prefix}, and the application's
+ * {@code idempotency.encryption.identifier-key} and {@code .keys} where it sets them: from a file
+ * ({@code --identifier-key-file}, {@code --encryption-keys-file}), the environment
+ * ({@value #IDENTIFIER_KEY_VARIABLE}, {@value #ENCRYPTION_KEYS_VARIABLE}, the names the application's
+ * MicroProfile Config reads too) or, visible in the process list, flags ({@code --identifier-key},
+ * {@code --encryption-keys}). Exit status: 0 done, 1 the key is absent or in progress (purge
+ * refused), 2 bad arguments, 3 the store unreachable, 4 any other failure (refused credentials, a
+ * missing driver, ...). Passwords and keys are never printed. Needs the client of the store it
+ * opens only: a JDBC store runs without Jedis on the class path.
  */
 public final class IdemkeyAdmin {
 
@@ -54,18 +62,25 @@ public final class IdemkeyAdmin {
     static final int UNAVAILABLE = 3;
     static final int FAILED = 4;
 
+    /** The environment variable holding {@code idempotency.encryption.keys}, as MicroProfile Config maps it. */
+    static final String ENCRYPTION_KEYS_VARIABLE = "IDEMPOTENCY_ENCRYPTION_KEYS";
+    /** The environment variable holding {@code idempotency.encryption.identifier-key}, as MicroProfile Config maps it. */
+    static final String IDENTIFIER_KEY_VARIABLE = "IDEMPOTENCY_ENCRYPTION_IDENTIFIER_KEY";
+
     /** A password in a URL or a driver's message: {@code user:password@}, {@code password=...}. */
     private static final java.util.regex.Pattern PASSWORDS = java.util.regex.Pattern.compile(
             "(?i)(://[^/@:\\s]*:)\\S*@|(password=)[^&;\\s]*");
 
     static final String USAGE_TEXT = """
-            usage: IdemkeyAdmin --store URL [options] look-up (--caller C | --scope S) --key K [--body]
+            usage: IdemkeyAdmin --store URL [options] look-up (--caller C | --scope S) --key K [--body] [--as NAME]
                    IdemkeyAdmin --store URL [options] purge   (--caller C | --scope S) --key K --reason R [--force] [--as NAME]
                    IdemkeyAdmin --store URL [options] stuck   --older-than AGE [--limit N] [--cursor C]
             URL: redis://[user:password@]host:port, rediss://..., jdbc:postgresql://host:port/db, jdbc:mariadb://host:port/db
             options: --user U  --password P (or IDEMKEY_STORE_PASSWORD)  --cluster  --table T (JDBC, default idempotency_keys)
-                     --key-prefix P (default idempotency:)  --identifier-key K  --encryption-keys K (as the application's
-                     idempotency.encryption.identifier-key / .keys)  --ttl-hours H (for a completed record's age, default 24)
+                     --key-prefix P (default idempotency:)  --ttl-hours H (for a completed record's age, default 24)
+                     --identifier-key-file F (or IDEMPOTENCY_ENCRYPTION_IDENTIFIER_KEY, or --identifier-key K)
+                     --encryption-keys-file F (or IDEMPOTENCY_ENCRYPTION_KEYS, or --encryption-keys K)
+                     (the application's idempotency.encryption.identifier-key / .keys)
             AGE: whole seconds or an ISO-8601 duration (PT15M)""";
 
     private static final List<String> FLAGS = List.of("--body", "--force", "--cluster");
@@ -103,10 +118,13 @@ public final class IdemkeyAdmin {
             }
             String store = required(options, "--store");
             Map<String, String> config = new LinkedHashMap<>();
-            Optional.ofNullable(options.get("--key-prefix")).ifPresent(v -> config.put(IdempotencySettings.KEY_PREFIX, v));
-            Optional.ofNullable(options.get("--identifier-key")).ifPresent(v -> config.put(StoredDataProtection.IDENTIFIER_KEY, v));
-            Optional.ofNullable(options.get("--encryption-keys")).ifPresent(v -> config.put(StoredDataProtection.KEYS, v));
-            IdempotencySettings settings = IdempotencySettings.from(ConfigLookup.of(config));
+            secret(options, environment, "--identifier-key", IDENTIFIER_KEY_VARIABLE)
+                    .ifPresent(v -> config.put(StoredDataProtection.IDENTIFIER_KEY, v));
+            secret(options, environment, "--encryption-keys", ENCRYPTION_KEYS_VARIABLE)
+                    .ifPresent(v -> config.put(StoredDataProtection.KEYS, v));
+            // only what the tool needs: the prefix and the protection (the store's own settings need its client)
+            String keyPrefix = IdempotencySettings.keyPrefix(options.getOrDefault("--key-prefix", "idempotency:"));
+            StoredDataProtection protection = StoredDataProtection.from(ConfigLookup.of(config), keyPrefix);
             Duration ttl = Duration.ofHours(number(options.getOrDefault("--ttl-hours", "24"), "--ttl-hours", 1, 8760));
             String command = commands.get(0);
             checkKnown(options, command);
@@ -123,8 +141,8 @@ public final class IdemkeyAdmin {
             String password = options.getOrDefault("--password", environment.get("IDEMKEY_STORE_PASSWORD"));
             try (IdempotencyStore opened = open(store, options.get("--user"), password, options.containsKey("--cluster"),
                     options.getOrDefault("--table", "idempotency_keys"))) {
-                RecordAdmin admin = new RecordAdmin((StoreInspection) opened, settings.keyPrefix(),
-                        settings.protection().identifiers(), settings.protection().codec(), ttl, Clock.systemUTC(),
+                RecordAdmin admin = new RecordAdmin((StoreInspection) opened, keyPrefix,
+                        protection.identifiers(), protection.codec(), ttl, Clock.systemUTC(),
                         purged -> { }); // the applications' replay caches are theirs: docs/operations.md
                 return execute(command, admin, options, out, environment);
             }
@@ -154,12 +172,13 @@ public final class IdemkeyAdmin {
         }
         String storeKey = options.containsKey("--caller") ? admin.requestStoreKey(options.get("--caller"), options.get("--key"))
                 : admin.callStoreKey(options.get("--scope"), options.get("--key"));
+        String who = options.getOrDefault("--as", environment.getOrDefault("USER", "unknown")) + " (IdemkeyAdmin)";
         if (command.equals("look-up")) {
-            Optional<RecordAdmin.KeyState> state = admin.lookUp(storeKey, options.containsKey("--body"));
+            Optional<RecordAdmin.KeyState> state = options.containsKey("--body") ? admin.lookUpWithBody(storeKey, who)
+                    : admin.lookUp(storeKey);
             out.println(state.map(IdemkeyAdmin::describe).orElse("no record under " + storeKey));
             return state.isPresent() ? OK : NOT_DONE;
         }
-        String who = options.getOrDefault("--as", environment.getOrDefault("USER", "unknown")) + " (IdemkeyAdmin)";
         StoreInspection.Purge outcome = admin.purge(storeKey, options.containsKey("--force"), who, options.get("--reason"));
         out.println(switch (outcome) {
             case PURGED -> "purged " + storeKey;
@@ -188,9 +207,10 @@ public final class IdemkeyAdmin {
 
     private static void checkKnown(Map<String, String> options, String command) {
         List<String> allowed = new ArrayList<>(List.of("--store", "--user", "--password", "--cluster", "--table",
-                "--key-prefix", "--identifier-key", "--encryption-keys", "--ttl-hours"));
+                "--key-prefix", "--identifier-key", "--identifier-key-file", "--encryption-keys", "--encryption-keys-file",
+                "--ttl-hours"));
         allowed.addAll(switch (command) {
-            case "look-up" -> List.of("--caller", "--scope", "--key", "--body");
+            case "look-up" -> List.of("--caller", "--scope", "--key", "--body", "--as");
             case "purge" -> List.of("--caller", "--scope", "--key", "--reason", "--force", "--as");
             default -> List.of("--older-than", "--limit", "--cursor");
         });
@@ -206,6 +226,27 @@ public final class IdemkeyAdmin {
             throw new IllegalArgumentException("give either --caller (an HTTP request's scope value, '' for the global"
                     + " scope) or --scope (an idempotent call's scope)");
         }
+    }
+
+    /**
+     * A secret setting: from the file {@code <flag>-file} names (trimmed), the flag's value, or the
+     * environment variable; at most one of the two options. Never quoted in a message.
+     */
+    static Optional<String> secret(Map<String, String> options, Map<String, String> environment, String flag,
+                                   String variable) {
+        String file = options.get(flag + "-file");
+        if (file != null && options.containsKey(flag)) {
+            throw new IllegalArgumentException("give " + flag + " or " + flag + "-file, not both");
+        }
+        if (file != null) {
+            try {
+                return Optional.of(Files.readString(Path.of(file), StandardCharsets.UTF_8).trim());
+            } catch (IOException | InvalidPathException e) {
+                throw new IllegalArgumentException(flag + "-file: cannot read " + file + " (" + e.getClass().getSimpleName()
+                        + ")");
+            }
+        }
+        return Optional.ofNullable(options.containsKey(flag) ? options.get(flag) : environment.get(variable));
     }
 
     private static String required(Map<String, String> options, String name) {
@@ -244,13 +285,11 @@ public final class IdemkeyAdmin {
     /** The store the URL names; JDBC through the driver on the class path (DriverManager). */
     static IdempotencyStore open(String url, String user, String password, boolean cluster, String table) {
         if (url.startsWith("redis://") || url.startsWith("rediss://")) {
-            RedisStoreOptions options = RedisStoreOptions.fromUrl(url, user, password)
-                    .connectTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(5));
-            if (cluster) {
-                String authority = url.substring(url.indexOf("//") + 2).replaceFirst("^[^@/]*@", "").replaceFirst("/.*$", "");
-                options.cluster(RedisStoreOptions.parseNodes(authority));
+            try {
+                return RedisStores.open(url, user, password, cluster);
+            } catch (NoClassDefFoundError noJedis) {
+                throw new IllegalStateException("the Redis client (Jedis) is not on the class path: " + noJedis.getMessage());
             }
-            return RedisIdempotencyStore.open(options);
         }
         if (cluster) {
             throw new IllegalArgumentException("--cluster is for a Redis URL");

@@ -1,6 +1,7 @@
 package io.idemkey.admin.cli;
 
 import io.idemkey.core.OwnerTokens;
+import io.idemkey.core.RecordCipher;
 import io.idemkey.core.RecordAdmin;
 import io.idemkey.core.RecordCodec;
 import io.idemkey.core.RecordIdentifiers;
@@ -74,10 +75,14 @@ class IdemkeyAdminTest {
     }
 
     private Result run(String... args) {
+        return runWith(Map.of("USER", "tester"), args);
+    }
+
+    private static Result runWith(Map<String, String> environment, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int status = IdemkeyAdmin.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of("USER", "tester"));
+                new PrintStream(err, true, StandardCharsets.UTF_8), environment);
         return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
@@ -146,7 +151,7 @@ class IdemkeyAdminTest {
         String done = RecordKey.of(prefix, "alice", "done");
         String token = OwnerTokens.newToken(Instant.now());
         acquire(store, done, token);
-        assertTrue(store.complete(done, token, RecordCodec.PLAIN.encode(done, new StoredResponse(201, List.of(),
+        assertTrue(store.complete(done, token, RecordCodec.PLAIN.encode(done, FINGERPRINT, new StoredResponse(201, List.of(),
                 "{\"id\":7}".getBytes(StandardCharsets.UTF_8))), Duration.ofHours(24)));
 
         Result lookUp = run(args(storeArgs, "look-up", "--caller", "alice", "--key", "done", "--body"));
@@ -187,6 +192,7 @@ class IdemkeyAdminTest {
         assertEquals(0, run(args(storeArgs, "purge", "--caller", "alice", "--key", "done", "--reason", "INC-2")).status());
         String stuck0 = RecordKey.of(prefix, "alice", "stuck-0");
         assertEquals(List.of(
+                "idempotency-admin look-up-body by=\"tester (IdemkeyAdmin)\" record=\"" + done + "\" outcome=SHOWN",
                 "idempotency-admin purge by=\"tester (IdemkeyAdmin)\" record=\"" + stuck0 + "\" force=false outcome=IN_PROGRESS reason=\"INC-1\"",
                 "idempotency-admin purge by=\"carol (IdemkeyAdmin)\" record=\"" + stuck0 + "\" force=true outcome=PURGED reason=\"INC-1\"",
                 "idempotency-admin purge by=\"tester (IdemkeyAdmin)\" record=\"" + done + "\" force=false outcome=PURGED reason=\"INC-2\""),
@@ -215,7 +221,144 @@ class IdemkeyAdminTest {
         assertEquals(1, run(args(List.of("--store", redis.url()), "look-up", "--caller", "alice", "--key", "k")).status(),
                 "without the identifier key, the plain key holds nothing");
         Result stuck = run(args(List.of("--store", redis.url()), "stuck", "--older-than", "PT30M"));
-        assertTrue(stuck.out().startsWith(prefix + "h:") && !stuck.out().contains("alice"), stuck.out());
+        assertTrue(stuck.out().startsWith(prefix + "h=") && !stuck.out().contains("alice"), stuck.out());
+    }
+
+    /** A sealed record under a hashed key, completed as the engine completes one; its store key. */
+    private String sealedRecord(IdempotencyStore store, byte[] identifierKey, String encryptionKeys, String caller, String key,
+                                String body) {
+        RecordIdentifiers ids = RecordIdentifiers.hashed(prefix, identifierKey, false);
+        RecordCodec codec = new RecordCodec(RecordCipher.parse(encryptionKeys), false);
+        String storeKey = ids.storeKey(RecordKey.of(prefix, caller, key));
+        byte[] fingerprint = ids.storedFingerprint(storeKey, new byte[32]);
+        String token = OwnerTokens.newToken(Instant.now());
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(storeKey, fingerprint, token, LOCK));
+        assertTrue(store.complete(storeKey, token, codec.encode(storeKey, fingerprint,
+                new StoredResponse(201, List.of(), body.getBytes(StandardCharsets.UTF_8))), Duration.ofHours(1)));
+        return storeKey;
+    }
+
+    private static String randomKey() {
+        byte[] key = new byte[32];
+        new SecureRandom().nextBytes(key);
+        return Base64.getEncoder().encodeToString(key);
+    }
+
+    /**
+     * The identifier and encryption keys come from files or from the environment (the names the
+     * application's MicroProfile Config reads), not only from flags that the process list shows;
+     * a body look-up writes its audit line.
+     */
+    @Test
+    void theKeysComeFromFilesOrTheEnvironmentAndABodyLookUpIsAudited() throws Exception {
+        if (redis == null) {
+            redis = RedisServer.start();
+        }
+        String identifierKey = randomKey();
+        String encryptionKeys = "k1:" + randomKey();
+        String storeKey;
+        try (IdempotencyStore store = RedisIdempotencyStore.open(RedisStoreOptions.fromUrl(redis.url(), null, null))) {
+            storeKey = sealedRecord(store, Base64.getDecoder().decode(identifierKey), encryptionKeys, "alice", "k",
+                    "{\"card\":\"4111\"}");
+        }
+        List<String> lookUp = List.of("--store", redis.url(), "--key-prefix", prefix, "look-up", "--caller", "alice", "--key", "k",
+                "--body");
+
+        Result fromEnvironment = runWith(Map.of("USER", "tester", IdemkeyAdmin.IDENTIFIER_KEY_VARIABLE, identifierKey,
+                IdemkeyAdmin.ENCRYPTION_KEYS_VARIABLE, encryptionKeys), lookUp.toArray(String[]::new));
+        assertEquals(0, fromEnvironment.status(), fromEnvironment.err());
+        assertTrue(fromEnvironment.out().startsWith(storeKey + " completed status=201"), fromEnvironment.out());
+        assertTrue(fromEnvironment.out().contains("{\"card\":\"4111\"}"), fromEnvironment.out());
+
+        java.nio.file.Path directory = java.nio.file.Files.createTempDirectory("idemkey-cli-keys");
+        java.nio.file.Path identifierFile = java.nio.file.Files.writeString(directory.resolve("identifier-key"), identifierKey + "\n");
+        java.nio.file.Path keysFile = java.nio.file.Files.writeString(directory.resolve("keys"), encryptionKeys + "\n");
+        List<String> fromFiles = new ArrayList<>(List.of("--identifier-key-file", identifierFile.toString(),
+                "--encryption-keys-file", keysFile.toString(), "--as", "carol"));
+        fromFiles.addAll(lookUp);
+        Result read = run(fromFiles.toArray(String[]::new));
+        assertEquals(0, read.status(), read.err());
+        assertTrue(read.out().contains("{\"card\":\"4111\"}"), read.out());
+
+        Result withoutKeys = run(lookUp.toArray(String[]::new));
+        assertEquals(1, withoutKeys.status(), "without the identifier key the plain key holds nothing: " + withoutKeys.out());
+
+        List<String> both = new ArrayList<>(List.of("--identifier-key-file", identifierFile.toString(), "--identifier-key",
+                identifierKey));
+        both.addAll(lookUp);
+        assertUsage("--identifier-key or --identifier-key-file, not both", both.toArray(String[]::new));
+        List<String> missing = new ArrayList<>(List.of("--encryption-keys-file", directory.resolve("absent").toString()));
+        missing.addAll(lookUp);
+        Result unreadable = run(missing.toArray(String[]::new));
+        assertEquals(2, unreadable.status(), unreadable.err());
+        assertTrue(unreadable.err().contains("--encryption-keys-file: cannot read"), unreadable.err());
+
+        assertEquals(List.of(
+                "idempotency-admin look-up-body by=\"tester (IdemkeyAdmin)\" record=\"" + storeKey + "\" outcome=SHOWN",
+                "idempotency-admin look-up-body by=\"carol (IdemkeyAdmin)\" record=\"" + storeKey + "\" outcome=SHOWN",
+                "idempotency-admin look-up-body by=\"tester (IdemkeyAdmin)\" record=\"" + RecordKey.of(prefix, "alice", "k")
+                        + "\" outcome=ABSENT"),
+                audit.messages());
+    }
+
+    /**
+     * The tool as operators run it, in a JVM of its own whose class path is this test's without the
+     * Jedis jar, against PostgreSQL: it reads an encrypted record there (keys from the environment),
+     * and a Redis URL is a failure saying that Jedis is missing, not a stack trace.
+     */
+    @Test
+    void againstPostgresTheToolRunsWithoutJedisOnTheClassPath() throws Exception {
+        if (postgres == null) {
+            postgres = PostgresServer.start();
+        }
+        JdbcIdempotencyStore store = new JdbcIdempotencyStore(postgres.dataSource(), "idempotency_keys", 5);
+        store.createTable();
+        String identifierKey = randomKey();
+        String encryptionKeys = "k1:" + randomKey();
+        String storeKey = sealedRecord(store, Base64.getDecoder().decode(identifierKey), encryptionKeys, "alice", "k",
+                "{\"id\":7}");
+        List<String> classPath = new ArrayList<>();
+        for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            if (!java.nio.file.Path.of(entry).getFileName().toString().startsWith("jedis-")) {
+                classPath.add(entry);
+            }
+        }
+        assertTrue(classPath.size() < System.getProperty("java.class.path").split(java.io.File.pathSeparator).length,
+                "this test's class path holds Jedis, and the tool's does not");
+
+        Result found = fork(classPath, Map.of(IdemkeyAdmin.IDENTIFIER_KEY_VARIABLE, identifierKey,
+                IdemkeyAdmin.ENCRYPTION_KEYS_VARIABLE, encryptionKeys),
+                "--store", postgres.jdbcUrl(), "--user", "postgres", "--key-prefix", prefix,
+                "look-up", "--caller", "alice", "--key", "k", "--body");
+        assertEquals(0, found.status(), found.out() + found.err());
+        assertTrue(found.out().startsWith(storeKey + " completed status=201"), found.out());
+        assertTrue(found.out().contains("{\"id\":7}"), found.out());
+        Result stuck = fork(classPath, Map.of(), "--store", postgres.jdbcUrl(), "--user", "postgres", "--key-prefix", prefix,
+                "stuck", "--older-than", "0");
+        assertEquals(0, stuck.status(), stuck.out() + stuck.err());
+
+        Result redisUrl = fork(classPath, Map.of(), "--store", "redis://127.0.0.1:1", "stuck", "--older-than", "0");
+        assertEquals(4, redisUrl.status(), redisUrl.out() + redisUrl.err());
+        assertTrue(redisUrl.err().contains("the Redis client (Jedis) is not on the class path"), redisUrl.err());
+    }
+
+    /** {@code java -cp <classPath> IdemkeyAdmin args}, with these environment variables besides the inherited ones. */
+    private static Result fork(List<String> classPath, Map<String, String> environment, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-cp", String.join(java.io.File.pathSeparator, classPath), IdemkeyAdmin.class.getName()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().remove(IdemkeyAdmin.IDENTIFIER_KEY_VARIABLE);
+        builder.environment().remove(IdemkeyAdmin.ENCRYPTION_KEYS_VARIABLE);
+        builder.environment().putAll(environment);
+        java.nio.file.Path out = java.nio.file.Files.createTempFile("idemkey-cli", ".out");
+        java.nio.file.Path err = java.nio.file.Files.createTempFile("idemkey-cli", ".err");
+        Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("the tool did not end within 60 s");
+        }
+        return new Result(process.exitValue(), java.nio.file.Files.readString(out), java.nio.file.Files.readString(err));
     }
 
     @Test

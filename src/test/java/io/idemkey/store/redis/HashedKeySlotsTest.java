@@ -23,7 +23,7 @@ class HashedKeySlotsTest {
         RecordIdentifiers ids = RecordIdentifiers.hashed(prefix, IDENTIFIER_KEY, false);
         for (int i = 0; i < 500; i++) {
             String storeKey = ids.storeKey(RecordKey.of(prefix, "caller{" + i + "}", "key}{" + i));
-            assertTrue(storeKey.startsWith(prefix + "h:"), storeKey);
+            assertTrue(storeKey.startsWith(prefix + "h="), storeKey);
             String hash = storeKey.substring(prefix.length() + 2);
             assertEquals(43, hash.length());
             assertFalse(hash.matches(".*[:{}#].*"), hash);
