@@ -379,8 +379,7 @@ public final class Execution {
         try {
             encoded = encode(latest);
         } catch (IllegalArgumentException notRecordable) {
-            metrics.count(Event.NOT_RECORDED, endpoint);
-            log(Level.WARNING, "not-recorded", "reason", notRecordable.getMessage()
+            log(Level.WARNING, "not-rerecorded", "reason", notRecordable.getMessage()
                     + "; the record keeps the response rendered before the transaction flushed");
             return;
         }
@@ -395,7 +394,7 @@ public final class Execution {
             pendingReplay = latest;
             log(Level.FINE, "rendered-at-commit", "status", latest.status());
         } else {
-            log(Level.WARNING, "not-rerendered", "reason", "the store kept the response rendered before the"
+            log(Level.WARNING, "not-rerecorded", "reason", "the store kept the response rendered before the"
                     + " transaction flushed");
         }
     }
@@ -427,7 +426,6 @@ public final class Execution {
         try {
             encoded = encode(actual);
         } catch (IllegalArgumentException notRecordable) {
-            metrics.count(Event.NOT_RECORDED, endpoint);
             log(Level.WARNING, "not-rerecorded", "reason", notRecordable.getMessage()
                     + "; the record keeps the response committed with the method's effects");
             return;
