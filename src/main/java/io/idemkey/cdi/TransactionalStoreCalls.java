@@ -109,8 +109,8 @@ final class TransactionalStoreCalls implements IdempotentCalls.StoreCalls {
 
     private void afterCompletion(Execution execution, StoredResponse outcome, boolean joined, boolean committed) {
         execution.workEnded();
+        execution.transactionEnded(committed); // also where the lease was lost: the store lets go of the transaction
         if (joined) {
-            execution.transactionEnded(committed);
             if (!committed) {
                 afterTransaction(() -> execution.release("its transaction rolled back"));
             }
