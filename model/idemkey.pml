@@ -24,8 +24,8 @@
  *   BUG_ACQUIRE_GET_SET    acquire is a GET, then a SET in a later round trip
  *   BUG_LEASE_NEVER_EXPIRES  an in-progress record never expires (a SET without PX): liveness
  *
- * Operators' operations (record.lua's inspect and purge, the JDBC store's StoreInspection; issue 29)
- * are not modelled as operations of their own: inspect only reads; purge deletes the record, which
+ * Operators' operations (record.lua's inspect, listed and purge, the JDBC store's StoreInspection; issue 29)
+ * are not modelled as operations of their own: inspect and listed only read; purge deletes the record, which
  * the model already has as expiry: an unforced purge (refused while in progress) is a completed
  * record's TTL ending early (a retry then runs again: the operator's documented choice), a forced
  * purge of a record in progress is its lease expiring early (the owner's complete and renew then
@@ -33,7 +33,7 @@
  *
  * The code this models, by revision (ProtocolModelTest fails when one of them changes and this
  * list does not: review the matching operation below, then record the new revision here):
- *   revision record.lua sha256:78cda37a6d6234d9
+ *   revision record.lua sha256:ad6a0fcfa82310cc
  *   revision PostgresDialect.acquire sha256:0281089ffeae34c5
  *   revision PostgresDialect.completing sha256:4e2d8d3f3bc1a91f
  *   revision PostgresDialect.completeInTransaction sha256:9b6dde8de5a07c2f

@@ -48,7 +48,9 @@ public @interface Idempotent {
     /**
      * Whose keys these are: calls share records only within one scope (a tenant, a consumer group, an
      * operation several methods perform). Empty, the default, is the method itself
-     * ({@code <class>.<method>}), so two methods never answer each other's keys.
+     * ({@code <class>.<method>}), so two methods never answer each other's keys; but then renaming
+     * the method or moving its class leaves its records behind (the deployment warns of each
+     * method without a scope): pin the scope where records must outlive a release.
      *
      * @return the scope's name
      */

@@ -218,12 +218,30 @@ public class IdempotencyExtension implements Extension {
                 }
             }
         }
+        warnOfUnpinnedScopes(idempotentMethods);
         if (!idempotentMethods.isEmpty()) {
             LOG.info(() -> "Idemkey guards " + idempotentMethods.size() + " @Idempotent method(s): " + idempotentMethods.entrySet()
                     .stream().map(e -> e.getKey().getDeclaringClass().getSimpleName() + "." + e.getKey().getName()
                             + " (scope " + e.getValue().policy().scope() + ")").sorted().toList());
         }
         callTypes.clear();
+    }
+
+    /**
+     * A WARNING for each {@code @Idempotent} method without a {@code scope}: its records are kept
+     * under its class's and its own name, so renaming either, or moving the class to another
+     * package, leaves every record of it behind (calls with keys it already answered run again).
+     */
+    static void warnOfUnpinnedScopes(Map<Method, IdempotentMethod> methods) {
+        methods.entrySet().stream()
+                .filter(e -> e.getKey().getAnnotation(Idempotent.class).scope().isBlank())
+                .map(e -> "Idemkey: @Idempotent on " + e.getKey().getDeclaringClass().getName() + "." + e.getKey().getName()
+                        + "() has no scope, so its records are kept under the scope " + e.getValue().policy().scope()
+                        + ", the class's and the method's names: renaming either or moving the class leaves every"
+                        + " record behind, and calls with keys already answered run again. Pin the scope:"
+                        + " @Idempotent(scope = \"" + e.getValue().policy().scope() + "\") keeps these records.")
+                .sorted()
+                .forEach(LOG::warning);
     }
 
     /** The client's retry policies: the global one, and each guarded method's of the injected Rest Clients. */

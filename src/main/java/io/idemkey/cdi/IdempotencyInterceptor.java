@@ -91,6 +91,7 @@ public class IdempotencyInterceptor {
             } else if (!guarded.asynchronous()) {
                 recordInTransaction(guarded, result);
             }
+            currentRequest.methodReturned(guarded);
             return result;
         } finally {
             execution.workEnded();

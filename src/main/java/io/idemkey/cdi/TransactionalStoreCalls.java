@@ -112,10 +112,11 @@ final class TransactionalStoreCalls implements IdempotentCalls.StoreCalls {
         execution.transactionEnded(committed); // also where the lease was lost: the store lets go of the transaction
         if (joined) {
             if (!committed) {
-                afterTransaction(() -> execution.release("its transaction rolled back"));
+                afterTransaction(execution, "release", () -> execution.release("its transaction rolled back"));
             }
         } else {
-            afterTransaction(committed ? () -> execution.complete(outcome) : () -> execution.release("its transaction rolled back"));
+            afterTransaction(execution, committed ? "complete" : "release",
+                    committed ? () -> execution.complete(outcome) : () -> execution.release("its transaction rolled back"));
         }
     }
 
@@ -147,13 +148,12 @@ final class TransactionalStoreCalls implements IdempotentCalls.StoreCalls {
      * (Redis, at once, before the call returns); on the scheduler for one that joins them, whose
      * connection must not be taken from a pool while the ended transaction is still on this thread.
      */
-    private void afterTransaction(Runnable storeCall) {
+    private void afterTransaction(Execution execution, String operation, Runnable storeCall) {
         if (store.joinsTransactions()) {
             try {
                 scheduler.once(Duration.ZERO, storeCall);
             } catch (RejectedExecutionException stopping) { // in a transaction's afterCompletion: nobody else would say it
-                LOG.warning(() -> "Idemkey: the application is stopping; a record's completion or release after its"
-                        + " transaction was not sent, and the record stays in progress until its lease runs out");
+                execution.droppedAtShutdown(operation);
             }
         } else {
             storeCall.run();

@@ -28,7 +28,8 @@ import java.util.logging.Logger;
  * released} (the key is deleted so that a retry runs again). Thread-safe.
  *
  * <p>State machine: {@code RUNNING → FINISHING → COMPLETED | RELEASED}, and {@code RUNNING |
- * FINISHING → LOST} when the store says another owner holds the key or the lease ran out. Nothing
+ * FINISHING → LOST} when the store says another owner holds the key or the lease ran out, or when
+ * the stopping application can no longer send the completion or release. Nothing
  * leaves a final state. A response recorded in the method's transaction
  * ({@link #completeInTransaction}) goes {@code RUNNING → COMMITTING}, then {@code COMPLETED} when the
  * transaction commits, or back to {@code RUNNING}, marked retryable, when it rolls back (the key is
@@ -498,8 +499,33 @@ public final class Execution {
                 retry(operation, success, storeCall, self.get());
             }));
         } catch (RejectedExecutionException stopping) {
-            abandon(operation, success, "the application is stopping; the record expires by itself");
+            dropped(operation, success);
         }
+    }
+
+    /**
+     * The completion or release after the transaction could not be handed to the scheduler: the
+     * application is stopping. Ends the execution, logged and counted as {@link #dropped}.
+     *
+     * @param operation {@code complete} or {@code release}
+     */
+    public void droppedAtShutdown(String operation) {
+        stopRenewing();
+        if (state.get() == State.COMPLETED || state.get() == State.RELEASED || state.get() == State.LOST) {
+            return;
+        }
+        dropped(operation, operation.equals("complete") ? Event.COMPLETED : Event.RELEASED);
+    }
+
+    /** A store call the stopping application cannot send (again): the record stays in progress until its lease ends. */
+    private void dropped(String operation, Event success) {
+        state.set(State.LOST);
+        metrics.count(Event.DROPPED_AT_SHUTDOWN, endpoint);
+        if (success == Event.COMPLETED) {
+            metrics.count(Event.NOT_RECORDED, endpoint);
+        }
+        log(Level.WARNING, "dropped-at-shutdown", "operation", operation, "reason", "the application is stopping;"
+                + " the record stays in progress until its lease ends", "leaseEndsAt", leaseExpiresAt);
     }
 
     private void abandon(String operation, Event success, String reason) {

@@ -48,7 +48,12 @@ public final class IdempotencyMetrics {
         /** An expired record was deleted by the store's cleanup (stores that do not expire records themselves). */
         EXPIRED_DELETED,
         /** A completion fewer replicas acknowledged than {@code idempotency.redis.wait-replicas} asks, within its timeout. */
-        NOT_REPLICATED;
+        NOT_REPLICATED,
+        /**
+         * A completion or release that could not be sent (again) because the application is stopping:
+         * its record stays in progress until its lease ends.
+         */
+        DROPPED_AT_SHUTDOWN;
 
         public String metricName() {
             return "idempotency." + name().toLowerCase(Locale.ROOT).replace('_', '.');

@@ -107,6 +107,12 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
                     + settings.scope().headerName() + "."));
             return "scope-missing";
         }
+        if (settings.scope().kind() == IdempotencySettings.Scope.Kind.HEADER && scope.length() > settings.maxKeyLength()) {
+            request.abortWith(problems.problem(Problems.Type.SCOPE_INVALID, "The " + settings.scope().headerName()
+                    + " header is " + scope.length() + " characters long; at most " + settings.maxKeyLength()
+                    + " are accepted (as for the " + settings.header() + " header)."));
+            return "scope-invalid";
+        }
         byte[] entity;
         try {
             entity = bufferEntity(request);

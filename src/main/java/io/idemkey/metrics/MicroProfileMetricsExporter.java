@@ -93,6 +93,7 @@ public class MicroProfileMetricsExporter implements IdempotencyMetrics.Exporter 
             case RATE_LIMITED -> "Requests refused with 429 by the per-key rate limit";
             case EXPIRED_DELETED -> "Expired records deleted by the JDBC store's cleanup";
             case NOT_REPLICATED -> "Completions fewer replicas acknowledged in time than idempotency.redis.wait-replicas asks";
+            case DROPPED_AT_SHUTDOWN -> "Completions and releases not sent because the application was stopping";
         };
     }
 }

@@ -54,6 +54,9 @@ public class CurrentRequest implements IdempotencyContext {
             return;
         }
         ofThisRequest.remove();
+        if (awaitingMethod.get() == guarded) {
+            awaitingMethod.remove();
+        }
         if (!guarded.asynchronous() && guarded.execution().isRunning()) {
             guarded.execution().release("the request ended without a recordable response");
         }
@@ -85,6 +88,19 @@ public class CurrentRequest implements IdempotencyContext {
         GuardedRequest outer = running.get();
         running.set(guarded);
         return outer;
+    }
+
+    /**
+     * The method of {@code guarded} returned on this thread (it will not be invoked again in this
+     * request). If it answers asynchronously, its request ends on another thread, whose end of
+     * request cannot reach this thread's values: nothing of it is kept here, so that a pooled thread
+     * holds no request (its execution, the engine, the application's classes) once the request
+     * ended, nor after the application is undeployed.
+     */
+    public void methodReturned(GuardedRequest guarded) {
+        if (guarded.asynchronous() && ofThisRequest.get() == guarded) {
+            ofThisRequest.remove();
+        }
     }
 
     public void methodEnded(GuardedRequest outer) {

@@ -24,6 +24,7 @@ public final class Problems {
         KEY_MISSING(400, "Bad Request", "key-missing", "Idempotency key missing"),
         KEY_INVALID(400, "Bad Request", "key-invalid", "Idempotency key invalid"),
         SCOPE_MISSING(400, "Bad Request", "scope-missing", "Caller scope missing"),
+        SCOPE_INVALID(400, "Bad Request", "scope-invalid", "Caller scope invalid"),
         REQUEST_UNREADABLE(400, "Bad Request", "request-unreadable", "Request body unreadable"),
         REQUEST_TOO_LARGE(413, "Content Too Large", "request-too-large", "Request too large"),
         KEY_REUSED(422, "Unprocessable Content", "key-reused", "Idempotency key reused"),

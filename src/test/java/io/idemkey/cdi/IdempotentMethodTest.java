@@ -4,12 +4,18 @@ import io.idemkey.Idempotent;
 import io.idemkey.config.ConfigLookup;
 import io.idemkey.config.IdempotencySettings;
 import io.idemkey.config.PolicyResolver;
+import io.idemkey.testing.LogCapture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.lang.reflect.Method;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -101,5 +107,42 @@ class IdempotentMethodTest {
         }
         assertTrue(misplaced("later").orElseThrow().contains("which returns CompletableFuture"));
         assertTrue(misplaced("anything").orElseThrow().contains("returns the type variable T"));
+    }
+
+    @SuppressWarnings("unused")
+    static class Scopes {
+        @Idempotent
+        public String unpinned(@Idempotent.Key String key) {
+            return key;
+        }
+
+        @Idempotent(scope = "payments")
+        public String pinned(@Idempotent.Key String key) {
+            return key;
+        }
+    }
+
+    @RegisterExtension
+    final LogCapture deployment = new LogCapture(IdempotencyExtension.class.getName());
+
+    /** The scope a method gets by default is its names: the deployment warns of each, naming the method and the scope. */
+    @Test
+    void eachMethodWhoseScopeIsNotPinnedIsWarnedOfWithTheScopeItGets() throws Exception {
+        ConfigLookup none = ConfigLookup.of(Map.of());
+        PolicyResolver resolver = new PolicyResolver(none, IdempotencySettings.from(none));
+        Map<Method, IdempotentMethod> methods = new HashMap<>();
+        for (String name : List.of("unpinned", "pinned")) {
+            Method method = Scopes.class.getMethod(name, String.class);
+            methods.put(method, IdempotentMethod.resolve(method, resolver));
+        }
+        IdempotencyExtension.warnOfUnpinnedScopes(methods);
+        String type = Scopes.class.getName();
+        assertEquals(1, deployment.records().size(), deployment.messages().toString());
+        LogRecord warning = deployment.records().get(0);
+        assertEquals(Level.WARNING, warning.getLevel());
+        assertTrue(warning.getMessage().startsWith("Idemkey: @Idempotent on " + type + ".unpinned() has no scope, so its"
+                + " records are kept under the scope " + type + ".unpinned,"), warning.getMessage());
+        assertTrue(warning.getMessage().contains("Pin the scope: @Idempotent(scope = \"" + type + ".unpinned\")"),
+                warning.getMessage());
     }
 }

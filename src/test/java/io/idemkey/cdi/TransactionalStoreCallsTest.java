@@ -2,18 +2,22 @@ package io.idemkey.cdi;
 
 import io.idemkey.IdempotencyException;
 import io.idemkey.core.CallPolicy;
+import io.idemkey.core.Execution;
 import io.idemkey.core.Fingerprint;
 import io.idemkey.core.IdempotencyEngine;
+import io.idemkey.core.IdempotencyMetrics;
 import io.idemkey.core.IdempotencyPolicy;
 import io.idemkey.core.IdempotentCalls;
 import io.idemkey.spi.TransactionalCompletion;
 import io.idemkey.store.jdbc.NoConnectionException;
 import io.idemkey.store.memory.InMemoryIdempotencyStore;
 import io.idemkey.testing.FlakyStore;
+import io.idemkey.testing.LogCapture;
 import io.idemkey.testing.ManualClock;
 import io.idemkey.testing.ManualScheduler;
 import jakarta.json.bind.JsonbBuilder;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +26,8 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -265,5 +271,38 @@ class TransactionalStoreCallsTest {
         scheduler.runDue();
         assertEquals(1, joining.completes.get(), "recorded after the commit");
         assertEquals("transfer #1", transferOn(joining, "k1"), "replayed");
+    }
+
+    @RegisterExtension
+    final LogCapture executionLog = new LogCapture(Execution.class.getName());
+
+    /**
+     * The application stops while a call's transaction commits: its completion after the commit
+     * cannot be handed to the stopped scheduler. The record stays in progress until its lease ends,
+     * which is logged with the key and the endpoint, and counted.
+     */
+    @Test
+    void aCompletionAfterTheCommitThatTheStoppingApplicationCannotSendIsLoggedAndCounted() {
+        JoiningStore joining = new JoiningStore();
+        joining.failure = new NoConnectionException("no connection (Local transaction already has 1 non-XA Resource)", null);
+        IdempotencyEngine engine = IdempotencyEngine.builder(joining, scheduler).clock(clock).build();
+        IdempotentCalls onJoining = new IdempotentCalls(engine, new Fingerprint(), JsonbBuilder.create(), "idempotency:", 255);
+        ManualScheduler afterwards = new ManualScheduler(clock);
+        TransactionalStoreCalls joiningCalls = new TransactionalStoreCalls(transaction, joining,
+                new CompletionWithEffects(transaction, joining), afterwards, Duration.ofSeconds(1));
+        transaction.begin();
+        assertEquals("transfer #1", onJoining.call(POLICY, "k1", String.class, List.of(), joiningCalls,
+                () -> "transfer #" + runs.incrementAndGet()));
+        afterwards.stop();
+        transaction.end(true);
+        afterwards.runDue();
+        assertEquals(0, joining.completes.get());
+        assertEquals(1, engine.metrics().get(IdempotencyMetrics.Event.DROPPED_AT_SHUTDOWN));
+        List<LogRecord> dropped = executionLog.records().stream()
+                .filter(r -> r.getMessage().startsWith("idempotency decision=dropped-at-shutdown ")).toList();
+        assertEquals(1, dropped.size(), executionLog.messages().toString());
+        assertEquals(Level.WARNING, dropped.get(0).getLevel());
+        assertTrue(dropped.get(0).getMessage().contains("endpoint=\"transfers\" key=\"k1\" operation=complete"),
+                dropped.get(0).getMessage());
     }
 }

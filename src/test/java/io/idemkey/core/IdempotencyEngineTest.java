@@ -599,7 +599,29 @@ class IdempotencyEngineTest {
         store.down();
         execution.complete(CREATED); // nothing thrown at the caller, who delivers the response anyway
         assertEquals(1, metrics.get(Event.NOT_RECORDED));
-        assertWarned("complete-abandoned");
+        assertEquals(1, metrics.get(Event.DROPPED_AT_SHUTDOWN));
+        assertEquals(0, metrics.get(Event.LOST_LEASE), "not a lost lease: nobody else owns the record");
+        assertWarned("dropped-at-shutdown");
+        assertTrue(logged.stream().anyMatch(r -> r.getMessage().startsWith("idempotency decision=dropped-at-shutdown endpoint=")
+                && r.getMessage().contains(" key=") && r.getMessage().contains("operation=complete")),
+                () -> logged.stream().map(LogRecord::getMessage).toList().toString());
+    }
+
+    @Test
+    void aReleaseTheStoreDidNotTakeWhileTheApplicationStopsIsDroppedLoggedAndCounted() {
+        ManualScheduler retries = new ManualScheduler(clock);
+        IdempotencyEngine stopping = engineBuilder(store, scheduler, metrics).retries(retries).build();
+        Execution execution = proceed(stopping);
+        store.down();
+        retries.stop();
+        execution.release("the method failed");
+        assertEquals(1, metrics.get(Event.DROPPED_AT_SHUTDOWN));
+        assertEquals(0, metrics.get(Event.NOT_RECORDED), "a release records nothing anyway");
+        assertTrue(logged.stream().anyMatch(r -> r.getLevel() == Level.WARNING
+                && r.getMessage().startsWith("idempotency decision=dropped-at-shutdown endpoint=")
+                && r.getMessage().contains("operation=release")),
+                () -> logged.stream().map(LogRecord::getMessage).toList().toString());
+        assertFalse(execution.isRunning());
     }
 
     @Test
@@ -862,7 +884,7 @@ class IdempotencyEngineTest {
         assertEquals(List.of("idempotency.acquired", "idempotency.replayed", "idempotency.conflict", "idempotency.mismatch",
                 "idempotency.completed", "idempotency.released", "idempotency.store.error", "idempotency.store.access.denied",
                 "idempotency.lost.lease", "idempotency.fail.open", "idempotency.not.recorded", "idempotency.rate.limited",
-                "idempotency.expired.deleted", "idempotency.not.replicated"), List.copyOf(metrics.snapshot().keySet()));
+                "idempotency.expired.deleted", "idempotency.not.replicated", "idempotency.dropped.at.shutdown"), List.copyOf(metrics.snapshot().keySet()));
         assertFalse(metrics.snapshot().toString().contains(KEY));
     }
 

@@ -10,14 +10,19 @@ import io.idemkey.testing.ManualClock;
 import io.idemkey.testing.ManualScheduler;
 import org.junit.jupiter.api.Test;
 
+import java.lang.ref.WeakReference;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -66,5 +71,51 @@ class CurrentRequestTest {
         current.requestEnded(new Object());
 
         assertFalse(request.execution().isRunning());
+    }
+
+    /**
+     * An asynchronous request: its method returns on a pooled thread, its request ends on another.
+     * The pooled thread, alive and idle afterwards, keeps nothing of it: a value left in one of its
+     * thread-locals would keep the request, its execution and engine (the replay cache), and the
+     * application's classes alive, after an undeploy too.
+     */
+    @Test
+    void aPooledThreadKeepsNothingOfAnAsynchronousRequestOnceItsMethodReturned() throws Exception {
+        CountDownLatch done = new CountDownLatch(1);
+        CompletableFuture<WeakReference<GuardedRequest>> served = new CompletableFuture<>();
+        Thread pooled = new Thread(() -> {
+            try {
+                served.complete(serveAsynchronously());
+                done.await(); // the pool keeps the thread
+            } catch (Throwable e) {
+                served.completeExceptionally(e);
+            }
+        }, "pooled-request-thread");
+        pooled.start();
+        try {
+            WeakReference<GuardedRequest> request = served.get(10, TimeUnit.SECONDS);
+            current.requestEnded(new Object()); // its request context ends on another thread
+            for (int i = 0; i < 50 && request.get() != null; i++) {
+                System.gc();
+                Thread.sleep(20);
+            }
+            assertNull(request.get(), "the idle pooled thread still holds the asynchronous request");
+        } finally {
+            done.countDown();
+            pooled.join();
+        }
+    }
+
+    /** What the filter and the interceptor do on the request's thread for a method that answers asynchronously. */
+    private WeakReference<GuardedRequest> serveAsynchronously() throws Exception {
+        GuardedRequest request = guarded("async-" + System.nanoTime());
+        current.clearAwaiting();
+        current.awaitMethod(request);
+        GuardedRequest outer = current.methodStarts(request);
+        request.markAsynchronous(); // an AsyncResponse parameter, or a CompletionStage returned
+        current.methodReturned(request);
+        current.methodEnded(outer);
+        current.clearAwaiting(); // the response filter, when it runs on this thread
+        return new WeakReference<>(request);
     }
 }

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A {@link Scheduler} driven by a {@link ManualClock}: nothing runs until {@link #advance} moves the
@@ -22,6 +23,7 @@ public final class ManualScheduler implements Scheduler {
     private final ManualClock clock;
     private final List<Periodic> tasks = new ArrayList<>();
     private long sequence;
+    private volatile boolean stopped;
 
     public ManualScheduler(ManualClock clock) {
         this.clock = clock;
@@ -31,8 +33,14 @@ public final class ManualScheduler implements Scheduler {
         return clock;
     }
 
+    /** Stops taking tasks, as an executor being shut down: from now on every task is refused with a {@link RejectedExecutionException}. */
+    public void stop() {
+        stopped = true;
+    }
+
     @Override
     public synchronized Task everyInterval(Duration period, Runnable task) {
+        refuseIfStopped();
         if (period.isNegative() || period.isZero()) {
             throw new IllegalArgumentException("period must be positive: " + period);
         }
@@ -43,6 +51,7 @@ public final class ManualScheduler implements Scheduler {
 
     @Override
     public Task once(Duration delay, Runnable task) {
+        refuseIfStopped();
         Periodic[] self = new Periodic[1];
         synchronized (this) {
             self[0] = new Periodic(Duration.ofDays(365), () -> {
@@ -52,6 +61,12 @@ public final class ManualScheduler implements Scheduler {
             tasks.add(self[0]);
         }
         return self[0];
+    }
+
+    private void refuseIfStopped() {
+        if (stopped) {
+            throw new RejectedExecutionException("the scheduler is stopped");
+        }
     }
 
     /** Moves the clock by {@code duration}, running every task that falls due on the way. */

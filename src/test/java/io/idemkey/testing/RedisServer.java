@@ -366,6 +366,11 @@ public final class RedisServer implements AutoCloseable {
         return infoField(stats.info("stats"), "total_reads_processed");
     }
 
+    /** How many bytes the server has written to its clients in all ({@code INFO stats}), asked on {@code stats}. */
+    public static long bytesSent(Jedis stats) {
+        return infoField(stats.info("stats"), "total_net_output_bytes");
+    }
+
     /** How far this server is in its replication stream: written (a master) or processed (a replica). */
     public long replicationOffset() {
         try (Jedis jedis = client()) {

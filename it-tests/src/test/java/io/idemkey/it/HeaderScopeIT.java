@@ -52,6 +52,18 @@ class HeaderScopeIT extends ClientOfOneDeployment {
         assertEquals(0, http.executions(key));
     }
 
+    @Test
+    void aScopeHeaderLongerThanTheKeyLimitIsRefusedWith400AndRunsNothing() {
+        String key = Http.newKey();
+        HttpResponse<String> response = post("t" + "x".repeat(255), key); // 256 characters, the limit is 255
+        assertEquals(400, response.statusCode(), response.body());
+        assertEquals(true, response.body().contains("https://idemkey.io/problems/scope-invalid"), response.body());
+        assertEquals(true, response.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"),
+                response.headers().map().toString());
+        assertEquals(0, http.executions(key));
+        assertEquals(201, post("x".repeat(255), key).statusCode(), "255 characters are accepted");
+    }
+
     private HttpResponse<String> post(String tenant, String key) {
         return http.send(http.request("guarded/echo").header(Http.KEY, key).header("X-Tenant", tenant)
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{}")).build());

@@ -1,5 +1,6 @@
 package io.idemkey.it;
 
+import io.idemkey.it.app.IdempotentPayments;
 import io.idemkey.it.misplaced.LocatorResource;
 import io.idemkey.it.misplaced.MisplacedCalls;
 import io.idemkey.it.misplaced.UnmanagedContractResource;
@@ -19,6 +20,7 @@ import java.util.Map;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -91,6 +93,15 @@ class PlacementValidationIT {
         assertTrue(log.contains("@Idempotent.Key on a parameter of " + type + ".keyWithoutIdempotent(), which is not @Idempotent"), log);
         assertTrue(log.contains("@Idempotent on " + type + ".asynchronous(), which returns CompletionStage"), log);
         assertEquals(404, status("misplaced-calls", "guarded/executions?key=x"), "the application is not serving");
+    }
+
+    /** Each @Idempotent method without a scope is named at deployment, with the scope it gets; a pinned one is not. */
+    @Test
+    void anIdempotentMethodWhoseScopeIsNotPinnedIsWarnedOfAtDeployment() {
+        String type = IdempotentPayments.class.getName();
+        await().atMost(Duration.ofSeconds(30)).until(() -> server.log().contains("Idemkey: @Idempotent on " + type
+                + ".notify() has no scope, so its records are kept under the scope " + type + ".notify,"));
+        assertFalse(server.log().contains("@Idempotent on " + type + ".charge() has no scope"), "charge pins its scope");
     }
 
     private static int post(String context, String path) throws Exception {

@@ -99,6 +99,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
     private static final byte[] RELEASE = bytes("release");
     private static final byte[] RENEW = bytes("renew");
     private static final byte[] INSPECT = bytes("inspect");
+    private static final byte[] LISTED = bytes("listed");
     private static final byte[] PURGE = bytes("purge");
     /** How many SCAN calls one page of {@link #inProgress} makes at most. */
     static final int SCANS_PER_PAGE = 10;
@@ -713,8 +714,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
 
     /**
      * {@code SCAN} with {@code MATCH <prefix>*} on each master in turn ({@link Masters#all()}: one for
-     * a server or Sentinel, each of a cluster's), then the record script's {@code inspect} for the
-     * keys found, pipelined on the same connection. The cursor is the master's index and its SCAN
+     * a server or Sentinel, each of a cluster's), then the record script's {@code listed} for the
+     * keys found, pipelined on the same connection: it answers only for a record in progress (a few
+     * hundred bytes at most), so no completed record's response leaves Redis. The cursor is the master's index and its SCAN
      * cursor, {@code <index>:<cursor>}; a page makes at most {@value #SCANS_PER_PAGE} SCAN calls
      * of {@code COUNT} max(100, limit), stops once it holds the limit (the last call's records
      * all kept: a SCAN cursor cannot stop half-way, so a page may hold up to one call's records more),
@@ -767,7 +769,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
                 Pipeline inspections = new Pipeline(connection);
                 List<Response<Object>> replies = new ArrayList<>(keys.size());
                 for (byte[] key : keys) {
-                    replies.add(inspections.evalsha(sha1, List.of(key), List.of(INSPECT)));
+                    replies.add(inspections.evalsha(sha1, List.of(key), List.of(LISTED)));
                 }
                 inspections.sync();
                 for (int i = 0; i < keys.size(); i++) {

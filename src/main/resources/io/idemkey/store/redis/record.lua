@@ -27,6 +27,8 @@
 --   release  token                              -> 1 the key is free (deleted, or already gone) | 0 not ours
 --   renew    token, lock TTL (ms)               -> 1 renewed | 0 lease lost
 --   inspect                                     -> {} no record | {record, pttl} (for operators)
+--   listed                                      -> {} no record, or a completed one | {record, pttl} in progress
+--            (the list of records in progress: a completed record's response is never sent)
 --   purge    force ('1' or '0')                 -> 1 deleted | 0 no record | -1 in progress, not forced
 
 local key = KEYS[1]
@@ -121,6 +123,13 @@ end
 
 if operation == 'inspect' then
   if not record then
+    return {}
+  end
+  return {record, redis.call('PTTL', key)}
+end
+
+if operation == 'listed' then
+  if state ~= 'P' then
     return {}
   end
   return {record, redis.call('PTTL', key)}

@@ -213,6 +213,44 @@ class RedisIdempotencyStoreTest extends RedisStoreContract {
         return new Sent(sent, reads);
     }
 
+    /**
+     * The list of records in progress reads no completed record's response: Redis sends the store
+     * about what the in-progress records and the SCAN replies take, however large the completed
+     * responses under the same prefix are.
+     */
+    @Test
+    void theListOfRecordsInProgressDoesNotTransferCompletedResponses() {
+        String prefix = key("stuck-bytes:");
+        byte[] large = new byte[256 * 1024];
+        Arrays.fill(large, (byte) 'r');
+        int completed = 20;
+        for (int i = 0; i < completed; i++) {
+            String key = prefix + "done-" + i;
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
+            assertTrue(store.complete(key, "owner", large, DAY));
+        }
+        for (int i = 0; i < 3; i++) {
+            assertInstanceOf(AcquireResult.Acquired.class, store.acquire(prefix + "running-" + i, FINGERPRINT, "owner-" + i,
+                    LONG_LOCK));
+        }
+        io.idemkey.spi.StoreInspection inspection = (io.idemkey.spi.StoreInspection) store;
+        inspection.inProgress(prefix, "", 100); // the script loaded, the connections made
+        try (Jedis stats = server.client()) {
+            long before = RedisServer.bytesSent(stats);
+            List<String> listed = new ArrayList<>();
+            String cursor = "";
+            do {
+                io.idemkey.spi.StoreInspection.Page page = inspection.inProgress(prefix, cursor, 100);
+                page.records().forEach(record -> listed.add(record.recordKey()));
+                cursor = page.nextCursor();
+            } while (!cursor.isEmpty());
+            long sent = RedisServer.bytesSent(stats) - before;
+            assertEquals(Set.of(prefix + "running-0", prefix + "running-1", prefix + "running-2"), Set.copyOf(listed));
+            assertTrue(sent < 64 * 1024, "Redis sent " + sent + " bytes for a list of 3 records in progress beside "
+                    + completed + " completed ones of " + large.length + " bytes each");
+        }
+    }
+
     /** The acquire is two plain commands in one round trip, the completion the record script: two round trips. */
     @Test
     void firstExecutionCostsExactlyTwoRoundTrips() {
