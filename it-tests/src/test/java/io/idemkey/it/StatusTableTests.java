@@ -252,6 +252,55 @@ abstract class StatusTableTests {
         assertEquals(422, spaced.statusCode());
     }
 
+    /** A form as a client encodes it: a repeated field, a space as {@code +}, reserved characters percent-encoded. */
+    static final String ASCII_FORM = "amount=100&currency=eur&tag=a&tag=b+c&tag=x%26y%3Dz";
+    /** And a non-ASCII value, UTF-8 percent-encoded. */
+    static final String FORM = ASCII_FORM + "&tag=caf%C3%A9";
+    static final String FORM_FIELDS =
+            "{\"amount\":[\"100\"],\"currency\":[\"eur\"],\"tag\":[\"a\",\"b c\",\"x&y=z\",\"caf\u00e9\"]}";
+
+    @Test
+    void everyKindOfFormEndpointReceivesTheFieldsAndIsReplayedByteForByte() {
+        for (String kind : new String[]{"params", "map", "form", "bean"}) {
+            String key = Http.newKey();
+            HttpResponse<String> first = postForm("forms/" + kind, key, FORM);
+            assertEquals(201, first.statusCode(), kind + ": " + first.body());
+            assertEquals(FORM_FIELDS, Http.json(first).getJsonObject("fields").toString(), kind);
+
+            HttpResponse<String> retry = postForm("forms/" + kind, key, FORM);
+            assertEquals(201, retry.statusCode(), kind);
+            assertEquals(first.body(), retry.body(), kind);
+            assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null), kind);
+
+            HttpResponse<String> changed = postForm("forms/" + kind, key, FORM.replace("amount=100", "amount=999"));
+            assertEquals(422, changed.statusCode(), kind + ": " + changed.body());
+            assertTrue(changed.body().contains("https://idemkey.io/problems/key-reused"), changed.body());
+            assertEquals(1, http.executions(key), kind);
+        }
+    }
+
+    /**
+     * ASCII: for a non-ASCII value without a charset, an unguarded {@code @FormParam} on Open Liberty
+     * follows the servlet's request encoding (ISO-8859-1), a guarded one UTF-8, as every form entity does.
+     */
+    @Test
+    void guardedFormEndpointsReceiveTheFieldsTheUnguardedOnesDo() {
+        for (String kind : new String[]{"params", "map", "form", "bean"}) {
+            HttpResponse<String> unguarded = http.send(http.request("forms/unguarded-" + kind)
+                    .header("X-Run", Http.newKey()).header("Content-Type", "application/x-www-form-urlencoded")
+                    .POST(HttpRequest.BodyPublishers.ofString(ASCII_FORM)).build());
+            HttpResponse<String> guarded = postForm("forms/" + kind, Http.newKey(), ASCII_FORM);
+            assertEquals(201, unguarded.statusCode(), kind + ": " + unguarded.body());
+            assertEquals(201, guarded.statusCode(), kind + ": " + guarded.body());
+            assertEquals(Http.json(unguarded).getJsonObject("fields"), Http.json(guarded).getJsonObject("fields"), kind);
+        }
+    }
+
+    private HttpResponse<String> postForm(String path, String key, String form) {
+        return http.send(http.request(path).header(Http.KEY, key).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form)).build());
+    }
+
     @Test
     void requestWhileTheFirstIsRunningGets409WithRetryAfter() throws Exception {
         String key = Http.newKey();
