@@ -30,14 +30,20 @@ abstract class StatusTableTests {
 
     static final String CONTEXT = "status-table";
 
+    /** The configuration every status-table deployment has: the form endpoints' request id is replayed. */
+    static final Map<String, String> CONFIG = Map.of("idempotency.replay-headers", "Request-Id");
+
     /** The test application with the configuration every status-table deployment has. */
     static WebArchive deployment(Map<String, String> extraConfig) {
-        return Deployments.guardedApp(CONTEXT, extraConfig);
+        Map<String, String> config = new java.util.LinkedHashMap<>(CONFIG);
+        config.putAll(extraConfig);
+        return Deployments.guardedApp(CONTEXT, config);
     }
 
     /** The test application as a JDBC-only application builds it: no Jedis in its WAR, no Redis configured. */
     static WebArchive deploymentWithoutJedis(Map<String, String> storeConfig) {
-        Map<String, String> config = new java.util.LinkedHashMap<>(storeConfig);
+        Map<String, String> config = new java.util.LinkedHashMap<>(CONFIG);
+        config.putAll(storeConfig);
         config.put(Deployments.SLOW_LEASE, "1");
         return Deployments.jdbcOnlyApp(CONTEXT, config);
     }
@@ -271,6 +277,9 @@ abstract class StatusTableTests {
             assertEquals(201, retry.statusCode(), kind);
             assertEquals(first.body(), retry.body(), kind);
             assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null), kind);
+            assertTrue(first.headers().firstValue("Request-Id").orElse("").startsWith("req_"), kind);
+            assertEquals(first.headers().firstValue("Request-Id"), retry.headers().firstValue("Request-Id"),
+                    kind + ": the header idempotency.replay-headers names is replayed");
 
             HttpResponse<String> changed = postForm("forms/" + kind, key, FORM.replace("amount=100", "amount=999"));
             assertEquals(422, changed.statusCode(), kind + ": " + changed.body());

@@ -27,7 +27,8 @@ import java.util.UUID;
  * Form-encoded endpoints, one for each way JAX-RS hands a form to a resource method: {@code @FormParam}
  * parameters, a {@code MultivaluedMap} entity, a {@link Form} entity and a {@code @BeanParam} bean of
  * {@code @FormParam} fields; each guarded, and each also unguarded, to compare. Each answers with
- * the fields it received (names sorted), its execution count and a fresh id.
+ * the fields it received (names sorted), its execution count and a fresh id, in the body and, as
+ * payment APIs do, in a {@code Request-Id} header (which the status-table deployments replay).
  */
 @Path("/forms")
 @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
@@ -125,8 +126,8 @@ public class FormResource {
             values.forEach(array::add);
             fields.add(name, array);
         });
-        return Response.status(201).entity(Json.createObjectBuilder().add("fields", fields)
-                .add("execution", executions.record(key)).add("id", UUID.randomUUID().toString()).build().toString())
-                .build();
+        String id = UUID.randomUUID().toString();
+        return Response.status(201).header("Request-Id", "req_" + id).entity(Json.createObjectBuilder()
+                .add("fields", fields).add("execution", executions.record(key)).add("id", id).build().toString()).build();
     }
 }
