@@ -269,11 +269,11 @@ abstract class StatusTableTests {
     void everyKindOfFormEndpointReceivesTheFieldsAndIsReplayedByteForByte() {
         for (String kind : new String[]{"params", "map", "form", "bean"}) {
             String key = Http.newKey();
-            HttpResponse<String> first = postForm("forms/" + kind, key, FORM);
+            HttpResponse<String> first = http.postForm("forms/" + kind, key, FORM);
             assertEquals(201, first.statusCode(), kind + ": " + first.body());
             assertEquals(FORM_FIELDS, Http.json(first).getJsonObject("fields").toString(), kind);
 
-            HttpResponse<String> retry = postForm("forms/" + kind, key, FORM);
+            HttpResponse<String> retry = http.postForm("forms/" + kind, key, FORM);
             assertEquals(201, retry.statusCode(), kind);
             assertEquals(first.body(), retry.body(), kind);
             assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null), kind);
@@ -281,7 +281,7 @@ abstract class StatusTableTests {
             assertEquals(first.headers().firstValue("Request-Id"), retry.headers().firstValue("Request-Id"),
                     kind + ": the header idempotency.replay-headers names is replayed");
 
-            HttpResponse<String> changed = postForm("forms/" + kind, key, FORM.replace("amount=100", "amount=999"));
+            HttpResponse<String> changed = http.postForm("forms/" + kind, key, FORM.replace("amount=100", "amount=999"));
             assertEquals(422, changed.statusCode(), kind + ": " + changed.body());
             assertTrue(changed.body().contains("https://idemkey.io/problems/key-reused"), changed.body());
             assertEquals(1, http.executions(key), kind);
@@ -298,16 +298,11 @@ abstract class StatusTableTests {
             HttpResponse<String> unguarded = http.send(http.request("forms/unguarded-" + kind)
                     .header("X-Run", Http.newKey()).header("Content-Type", "application/x-www-form-urlencoded")
                     .POST(HttpRequest.BodyPublishers.ofString(ASCII_FORM)).build());
-            HttpResponse<String> guarded = postForm("forms/" + kind, Http.newKey(), ASCII_FORM);
+            HttpResponse<String> guarded = http.postForm("forms/" + kind, Http.newKey(), ASCII_FORM);
             assertEquals(201, unguarded.statusCode(), kind + ": " + unguarded.body());
             assertEquals(201, guarded.statusCode(), kind + ": " + guarded.body());
             assertEquals(Http.json(unguarded).getJsonObject("fields"), Http.json(guarded).getJsonObject("fields"), kind);
         }
-    }
-
-    private HttpResponse<String> postForm(String path, String key, String form) {
-        return http.send(http.request(path).header(Http.KEY, key).header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(form)).build());
     }
 
     @Test
