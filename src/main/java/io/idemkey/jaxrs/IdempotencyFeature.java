@@ -34,6 +34,9 @@ public class IdempotencyFeature implements DynamicFeature {
     @Context
     Providers providers;
 
+    /** Form parameters handed to the runtime after the request filter read the entity: one for the application. */
+    private final ServletFormParameters formParameters = new ServletFormParameters();
+
     /**
      * Idemkey's request filter runs after the application's own filters (authentication ones included,
      * which default to USER), so that the caller is known and a request they refuse takes no key.
@@ -61,6 +64,7 @@ public class IdempotencyFeature implements DynamicFeature {
         ResponseRecorder recorder = new ResponseRecorder(runtime.settings());
         String endpoint = ResourceMethods.endpoint(type, method);
         context.register(new IdempotencyRequestFilter(runtime, policy.get(), method, endpoint, problems, providers,
+                        FormParameterUse.readsFormParameters(type, method) ? formParameters : null,
                         new ResultRenderer(recorder, providers, type, method, endpoint)),
                 REQUEST_FILTER_PRIORITY);
         context.register(new IdempotencyResponseFilter(recorder, runtime.currentRequest()), RESPONSE_FILTER_PRIORITY);

@@ -52,12 +52,15 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
     private final Problems problems;
 
     private final Providers providers;
+    /** Where the method reads {@code @FormParam}s ({@link FormParameterUse}); null where it reads none. */
+    private final ServletFormParameters formParameters;
     private final ResultRenderer renderer;
     private final CurrentRequest currentRequest;
     private final RequestTracer tracer;
 
     IdempotencyRequestFilter(IdempotencyRuntime runtime, IdempotencyPolicy policy, Method resourceMethod,
-                             String endpoint, Problems problems, Providers providers, ResultRenderer renderer) {
+                             String endpoint, Problems problems, Providers providers, ServletFormParameters formParameters,
+                             ResultRenderer renderer) {
         this.runtime = runtime;
         this.currentRequest = runtime.currentRequest();
         this.tracer = runtime.tracer();
@@ -65,6 +68,7 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
         this.fingerprints = runtime.fingerprint();
         this.resourceMethod = resourceMethod;
         this.providers = providers;
+        this.formParameters = formParameters;
         this.renderer = renderer;
         this.settings = runtime.settings();
         this.policy = policy;
@@ -182,7 +186,8 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
      * The entity, read once and handed on unchanged; null if it exceeds the limit. With a
      * {@code Content-Length}, read into an array of that size, and on to the end or the limit if the
      * stream holds more (a filter before this one decoded the body and left the header); without
-     * one, read up to the limit.
+     * one, read up to the limit. A form's parameters are handed on too where the method reads them one
+     * by one and the runtime would look for them in the stream just read ({@link ServletFormParameters}).
      */
     private byte[] bufferEntity(ContainerRequestContext request) throws IOException {
         int limit = settings.maxRequestBytes();
@@ -209,6 +214,9 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
             return null;
         }
         request.setEntityStream(new ByteArrayInputStream(entity));
+        if (formParameters != null) {
+            formParameters.restored(request, entity);
+        }
         return entity;
     }
 

@@ -70,6 +70,12 @@ public final class Http {
         return send(request.build());
     }
 
+    /** POST an {@code application/x-www-form-urlencoded} body, as given, with the given key. */
+    public HttpResponse<String> postForm(String path, String key, String form) {
+        return send(request(path).header(KEY, key).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form)).build());
+    }
+
     public HttpResponse<String> post(String path, String key) {
         HttpRequest.Builder request = request(path).POST(HttpRequest.BodyPublishers.noBody());
         if (key != null) {

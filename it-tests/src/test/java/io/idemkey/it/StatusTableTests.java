@@ -30,14 +30,20 @@ abstract class StatusTableTests {
 
     static final String CONTEXT = "status-table";
 
+    /** The configuration every status-table deployment has: the form endpoints' request id is replayed. */
+    static final Map<String, String> CONFIG = Map.of("idempotency.replay-headers", "Request-Id");
+
     /** The test application with the configuration every status-table deployment has. */
     static WebArchive deployment(Map<String, String> extraConfig) {
-        return Deployments.guardedApp(CONTEXT, extraConfig);
+        Map<String, String> config = new java.util.LinkedHashMap<>(CONFIG);
+        config.putAll(extraConfig);
+        return Deployments.guardedApp(CONTEXT, config);
     }
 
     /** The test application as a JDBC-only application builds it: no Jedis in its WAR, no Redis configured. */
     static WebArchive deploymentWithoutJedis(Map<String, String> storeConfig) {
-        Map<String, String> config = new java.util.LinkedHashMap<>(storeConfig);
+        Map<String, String> config = new java.util.LinkedHashMap<>(CONFIG);
+        config.putAll(storeConfig);
         config.put(Deployments.SLOW_LEASE, "1");
         return Deployments.jdbcOnlyApp(CONTEXT, config);
     }
@@ -250,6 +256,53 @@ abstract class StatusTableTests {
         assertEquals(200, first.statusCode());
         assertEquals(first.body(), same.body());
         assertEquals(422, spaced.statusCode());
+    }
+
+    /** A form as a client encodes it: a repeated field, a space as {@code +}, reserved characters percent-encoded. */
+    static final String ASCII_FORM = "amount=100&currency=eur&tag=a&tag=b+c&tag=x%26y%3Dz";
+    /** And a non-ASCII value, UTF-8 percent-encoded. */
+    static final String FORM = ASCII_FORM + "&tag=caf%C3%A9";
+    static final String FORM_FIELDS =
+            "{\"amount\":[\"100\"],\"currency\":[\"eur\"],\"tag\":[\"a\",\"b c\",\"x&y=z\",\"caf\u00e9\"]}";
+
+    @Test
+    void everyKindOfFormEndpointReceivesTheFieldsAndIsReplayedByteForByte() {
+        for (String kind : new String[]{"params", "map", "form", "bean"}) {
+            String key = Http.newKey();
+            HttpResponse<String> first = http.postForm("forms/" + kind, key, FORM);
+            assertEquals(201, first.statusCode(), kind + ": " + first.body());
+            assertEquals(FORM_FIELDS, Http.json(first).getJsonObject("fields").toString(), kind);
+
+            HttpResponse<String> retry = http.postForm("forms/" + kind, key, FORM);
+            assertEquals(201, retry.statusCode(), kind);
+            assertEquals(first.body(), retry.body(), kind);
+            assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null), kind);
+            assertTrue(first.headers().firstValue("Request-Id").orElse("").startsWith("req_"), kind);
+            assertEquals(first.headers().firstValue("Request-Id"), retry.headers().firstValue("Request-Id"),
+                    kind + ": the header idempotency.replay-headers names is replayed");
+
+            HttpResponse<String> changed = http.postForm("forms/" + kind, key, FORM.replace("amount=100", "amount=999"));
+            assertEquals(422, changed.statusCode(), kind + ": " + changed.body());
+            assertTrue(changed.body().contains("https://idemkey.io/problems/key-reused"), changed.body());
+            assertEquals(1, http.executions(key), kind);
+        }
+    }
+
+    /**
+     * ASCII: for a non-ASCII value without a charset, an unguarded {@code @FormParam} on Open Liberty
+     * follows the servlet's request encoding (ISO-8859-1), a guarded one UTF-8, as every form entity does.
+     */
+    @Test
+    void guardedFormEndpointsReceiveTheFieldsTheUnguardedOnesDo() {
+        for (String kind : new String[]{"params", "map", "form", "bean"}) {
+            HttpResponse<String> unguarded = http.send(http.request("forms/unguarded-" + kind)
+                    .header("X-Run", Http.newKey()).header("Content-Type", "application/x-www-form-urlencoded")
+                    .POST(HttpRequest.BodyPublishers.ofString(ASCII_FORM)).build());
+            HttpResponse<String> guarded = http.postForm("forms/" + kind, Http.newKey(), ASCII_FORM);
+            assertEquals(201, unguarded.statusCode(), kind + ": " + unguarded.body());
+            assertEquals(201, guarded.statusCode(), kind + ": " + guarded.body());
+            assertEquals(Http.json(unguarded).getJsonObject("fields"), Http.json(guarded).getJsonObject("fields"), kind);
+        }
     }
 
     @Test

@@ -146,6 +146,26 @@ abstract class TwoServersTests {
         }
     }
 
+    @Test
+    void formCompletedOnOneServerIsReplayedByTheOther() {
+        Http p = new Http(payara().uri("shared"));
+        Http l = new Http(other().uri("shared"));
+        for (String kind : new String[]{"params", "map", "form", "bean"}) {
+            for (Http[] servers : List.of(new Http[] {p, l}, new Http[] {l, p})) {
+                String key = Http.newKey();
+                HttpResponse<String> original = servers[0].postForm("forms/" + kind, key, StatusTableTests.FORM);
+                assertEquals(201, original.statusCode(), original.body());
+                assertEquals(StatusTableTests.FORM_FIELDS, Http.json(original).getJsonObject("fields").toString(), kind);
+                HttpResponse<String> replay = servers[1].postForm("forms/" + kind, key, StatusTableTests.FORM);
+                assertEquals(original.body(), replay.body(), kind);
+                assertEquals("true", replay.headers().firstValue("Idempotent-Replayed").orElse(null), kind);
+                assertEquals(422, servers[1].postForm("forms/" + kind, key,
+                        StatusTableTests.FORM.replace("amount=100", "amount=999")).statusCode(), kind);
+                assertEquals(1, p.executions(key) + l.executions(key), kind);
+            }
+        }
+    }
+
     private static Void oneKey(Http p, Http l, AtomicInteger conflicts) throws Exception {
         String key = Http.newKey();
         String path = "guarded/slow?millis=200"; // long enough for the two requests to overlap on a loaded machine
