@@ -16,6 +16,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Idemkey on a server of this run, talking to Redis over TLS ({@code rediss://}, a certificate
@@ -64,13 +65,15 @@ class TlsIT {
     }
 
     @Test
-    void wrongPasswordFailsClosedAndNoSecretReachesTheLog() {
+    void aWrongPasswordFailsTheDeploymentNamingThePropertyAndNoSecretReachesTheLog() {
         Http http = new Http(server.uri("tls-wrong"));
         String key = Http.newKey();
-        assertEquals(503, http.postJson("guarded/payments", key, "{\"name\":\"n\"}").statusCode());
-        assertEquals(0, http.executions(key));
+        assertEquals(404, http.postJson("guarded/payments", key, "{\"name\":\"n\"}").statusCode(),
+                "a refused password is a configuration error: the application is not deployed");
         assertRecordedAndReplayed("tls-url"); // the others keep working, and log as they do
         String log = server.log();
+        assertTrue(log.contains("Invalid Idemkey configuration: idempotency.redis.user"), "the deployment error names the"
+                + " property: " + server.logFile());
         for (String secret : List.of(PASSWORD, WRONG_PASSWORD, TlsRedis.TRUSTSTORE_PASSWORD)) {
             assertFalse(log.contains(secret), "the server log shows a secret");
         }
