@@ -126,11 +126,15 @@ public final class LibertyServer extends ChildProcessServer {
         return server;
     }
 
-    /** Ready (CWWKF0011I) and every application started (CWWKZ0001I) or failed (CWWKZ0002E, CWWKZ0004E). */
+    /**
+     * Ready (CWWKF0011I) and every application started (CWWKZ0001I) or failed (CWWKZ0002E,
+     * CWWKZ0004E, or CWWKZ0012I where its CDI start-up threw a deployment error).
+     */
     @Override
     boolean ready(String output) {
         return output.contains("CWWKF0011I") && applications.stream().allMatch(app ->
                 output.contains("CWWKZ0001I: Application " + app + " started")
+                        || output.contains("CWWKZ0012I: The application " + app + " was not started")
                         || output.matches("(?s).*CWWKZ000[24]E: [^\\n]*\\b" + Pattern.quote(app) + "\\b.*"));
     }
 
