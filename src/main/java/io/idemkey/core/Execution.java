@@ -380,6 +380,7 @@ public final class Execution {
         try {
             encoded = encode(latest);
         } catch (IllegalArgumentException notRecordable) {
+            metrics.count(Event.NOT_RECORDED, endpoint);
             log(Level.WARNING, "not-rerecorded", "reason", notRecordable.getMessage()
                     + "; the record keeps the response rendered before the transaction flushed");
             return;
@@ -395,6 +396,7 @@ public final class Execution {
             pendingReplay = latest;
             log(Level.FINE, "rendered-at-commit", "status", latest.status());
         } else {
+            metrics.count(Event.NOT_RECORDED, endpoint);
             log(Level.WARNING, "not-rerecorded", "reason", "the store kept the response rendered before the"
                     + " transaction flushed");
         }
@@ -419,6 +421,7 @@ public final class Execution {
             return;
         }
         if (actual.status() >= 500) {
+            metrics.count(Event.NOT_RECORDED, endpoint);
             log(Level.WARNING, "not-rerecorded", "reason", "the response became " + actual.status() + " after the"
                     + " transaction committed the outcome; the record keeps the committed response");
             return;
@@ -427,6 +430,7 @@ public final class Execution {
         try {
             encoded = encode(actual);
         } catch (IllegalArgumentException notRecordable) {
+            metrics.count(Event.NOT_RECORDED, endpoint);
             log(Level.WARNING, "not-rerecorded", "reason", notRecordable.getMessage()
                     + "; the record keeps the response committed with the method's effects");
             return;
@@ -436,10 +440,12 @@ public final class Execution {
                 replayCache.put(recordKey, fingerprint, actual, clock.instant().plus(policy.ttl()));
                 log(Level.FINE, "rerecorded", "reason", "the response changed after the transaction committed");
             } else {
+                metrics.count(Event.NOT_RECORDED, endpoint);
                 log(Level.WARNING, "not-rerecorded", "reason", "the record is gone or no longer this request's");
             }
         } catch (RuntimeException e) {
             metrics.count(Event.STORE_ERROR, endpoint);
+            metrics.count(Event.NOT_RECORDED, endpoint);
             log(Level.WARNING, "rerecord-failed", "error", String.valueOf(e),
                     "reason", "the record keeps the response committed with the method's effects");
         }

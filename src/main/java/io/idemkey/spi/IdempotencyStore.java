@@ -130,7 +130,9 @@ public interface IdempotencyStore extends AutoCloseable {
     /**
      * Whether {@link #completeInTransaction} can join the caller's transaction at all. A store that
      * joins also implements {@link #replaceResponseInTransaction}, {@link #transactionEnded} and
-     * {@link #replaceResponse}, so that its records hold the response as the client received it.
+     * {@link #replaceResponse}, so that its records hold the response as the client received it; a
+     * store that delegates to one that joins passes those calls on (the JDBC store keeps a
+     * connection open until {@link #transactionEnded}).
      *
      * @return whether {@link #completeInTransaction} can join the caller's transaction
      */

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 import java.util.regex.Matcher;
@@ -67,7 +68,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     private final String table;
     private final AtomicBoolean warnedNotJoined = new AtomicBoolean();
     /** The connections records were completed with in transactions not ended yet, by record key and owner. */
-    private final Map<String, Connection> keptInTransaction = new ConcurrentHashMap<>();
+    private final Map<String, Kept> keptInTransaction = new ConcurrentHashMap<>();
+
+    /** A connection kept for its transaction, since {@code keptAt} ({@link System#nanoTime}). */
+    private record Kept(Connection connection, long keptAt) {
+    }
+
+    /**
+     * How long a kept connection is kept at most. Its transaction normally ends long before and
+     * {@link #transactionEnded} closes it; one whose end was never reported (a transaction timeout
+     * that ended it on another thread before the completion kept its connection) is closed at the
+     * next completion after this: the response is then not rendered again at commit (logged).
+     */
+    private static final long KEPT_AT_MOST_NANOS = TimeUnit.MINUTES.toNanos(15);
     /** The table could not be created at start-up (the database was away): created on first use. */
     private volatile boolean tablePending;
     /** Requests are counted (a rate limit is configured): releases keep the row for its count. */
@@ -345,7 +358,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
         try {
             outcome = connections.inTransaction("complete", (connection, timeout) ->
                     dialect(connection).completeInTransaction(connection, timeout, recordKey, ownerToken, response, ttl),
-                    joined -> joined == TransactionalCompletion.JOINED, connection -> keptInTransaction.put(kept(recordKey, ownerToken), connection));
+                    joined -> joined == TransactionalCompletion.JOINED, connection -> keep(kept(recordKey, ownerToken), connection));
         } catch (SQLException e) {
             throw failure("complete", e);
         }
@@ -371,11 +384,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     @Override
     public boolean replaceResponseInTransaction(String recordKey, String ownerToken, byte[] response) {
         try {
-            Connection kept = keptInTransaction.get(kept(recordKey, ownerToken));
+            Kept kept = keptInTransaction.get(kept(recordKey, ownerToken));
             if (kept == null) {
                 return false;
             }
-            return connections.onKept(kept, (connection, timeout) -> replaceResponse(connection, timeout, "", recordKey,
+            return connections.onKept(kept.connection(), (connection, timeout) -> replaceResponse(connection, timeout, "", recordKey,
                     ownerToken, response));
         } catch (SQLException e) {
             throw failure("replace the recorded response", e);
@@ -384,10 +397,25 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
 
     @Override
     public void transactionEnded(String recordKey, String ownerToken) {
-        Connection kept = keptInTransaction.remove(kept(recordKey, ownerToken));
+        Kept kept = keptInTransaction.remove(kept(recordKey, ownerToken));
         if (kept != null) {
-            StoreConnections.close(kept);
+            StoreConnections.close(kept.connection());
         }
+    }
+
+    /** Keeps the connection for its transaction; closes those kept too long (see {@link #KEPT_AT_MOST_NANOS}). */
+    private void keep(String key, Connection connection) {
+        long now = System.nanoTime();
+        keptInTransaction.entrySet().removeIf(entry -> {
+            boolean tooLong = now - entry.getValue().keptAt() > KEPT_AT_MOST_NANOS;
+            if (tooLong) {
+                LOG.warning(() -> "Idemkey closes a connection kept " + TimeUnit.NANOSECONDS.toMinutes(now - entry.getValue().keptAt())
+                        + " minutes for a transaction whose end was never reported");
+                StoreConnections.close(entry.getValue().connection());
+            }
+            return tooLong;
+        });
+        keptInTransaction.put(key, new Kept(connection, now));
     }
 
     private static String kept(String recordKey, String ownerToken) {
@@ -452,7 +480,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     /** Stops the checkout watchdog; the data source belongs to the container (or the caller). */
     @Override
     public void close() {
-        keptInTransaction.values().forEach(StoreConnections::close);
+        keptInTransaction.values().forEach(kept -> StoreConnections.close(kept.connection()));
         keptInTransaction.clear();
         connections.close();
     }

@@ -134,7 +134,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreInspe
             + " +eval +evalsha +script|load +scan +wait +asking +cluster|slots";
     /**
      * How the key {@link #checkPermissions} writes for a moment starts, after the key prefix (a
-     * random number follows): never a record's key, which holds a {@code :} after the prefix.
+     * random number follows): never a record's key, which holds a {@code :} after the prefix, or
+     * starts {@code h=} where identifiers are hashed.
      */
     static final String PERMISSION_CHECK_KEY = "permission-check-";
 

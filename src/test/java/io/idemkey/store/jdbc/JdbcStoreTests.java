@@ -169,6 +169,30 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
         assertTrue(replayed.remainingTtl().compareTo(before) <= 0, "the expiry is kept: " + replayed.remainingTtl());
     }
 
+    /**
+     * The connection a record was completed with in a transaction is kept for it: the response
+     * rendered again at commit replaces the recorded one through it, inside the transaction, and it
+     * is given back once the transaction has ended.
+     */
+    @Test
+    void theConnectionOfACompletionInATransactionReplacesTheResponseThereAndIsGivenBackWhenItEnds() throws SQLException {
+        String key = key("kept");
+        byte[] flushed = "rendered after the flush".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertInstanceOf(AcquireResult.Acquired.class, store.acquire(key, FINGERPRINT, "owner", LONG_LOCK));
+        java.util.concurrent.atomic.AtomicInteger closes = new java.util.concurrent.atomic.AtomicInteger();
+        try (Connection transaction = transactionThatWroteEffects()) {
+            JdbcIdempotencyStore joined = inTransaction(transaction, closes);
+            assertEquals(TransactionalCompletion.JOINED, joined.completeInTransaction(key, "owner", RESPONSE, DAY));
+            assertEquals(0, closes.get(), "kept for the transaction");
+            assertTrue(joined.replaceResponseInTransaction(key, "owner", flushed));
+            transaction.commit();
+            joined.transactionEnded(key, "owner");
+            assertEquals(1, closes.get(), "given back once the transaction ended");
+            assertFalse(joined.replaceResponseInTransaction(key, "owner", RESPONSE), "nothing kept any more");
+        }
+        assertArrayEquals(flushed, ((AcquireResult.Completed) store.acquire(key, FINGERPRINT, "retry", LONG_LOCK)).response());
+    }
+
     @Test
     void tableNamesAreIdentifiersOnly() {
         assertThrows(IllegalArgumentException.class, () -> new JdbcIdempotencyStore(database().dataSource(),
@@ -533,9 +557,15 @@ abstract class JdbcStoreTests extends IdempotencyStoreContract {
      * (not in auto-commit mode, and closing it does not end the transaction).
      */
     static JdbcIdempotencyStore inTransaction(Connection transaction) {
+        return inTransaction(transaction, new java.util.concurrent.atomic.AtomicInteger());
+    }
+
+    /** As {@link #inTransaction(Connection)}, counting the handles given back ({@code close()}). */
+    static JdbcIdempotencyStore inTransaction(Connection transaction, java.util.concurrent.atomic.AtomicInteger closes) {
         Connection unclosable = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
                 new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     if (method.getName().equals("close")) {
+                        closes.incrementAndGet();
                         return null;
                     }
                     try {
