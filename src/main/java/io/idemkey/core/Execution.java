@@ -376,13 +376,8 @@ public final class Execution {
         if (state.get() != State.COMMITTING || written == null || written.sameToClient(latest)) {
             return;
         }
-        byte[] encoded;
-        try {
-            encoded = encode(latest);
-        } catch (IllegalArgumentException notRecordable) {
-            metrics.count(Event.NOT_RECORDED, endpoint);
-            log(Level.WARNING, "not-rerecorded", "reason", notRecordable.getMessage()
-                    + "; the record keeps the response rendered before the transaction flushed");
+        byte[] encoded = replacement(latest, "the response rendered before the transaction flushed");
+        if (encoded == null) {
             return;
         }
         boolean replaced;
@@ -426,13 +421,8 @@ public final class Execution {
                     + " transaction committed the outcome; the record keeps the committed response");
             return;
         }
-        byte[] encoded;
-        try {
-            encoded = encode(actual);
-        } catch (IllegalArgumentException notRecordable) {
-            metrics.count(Event.NOT_RECORDED, endpoint);
-            log(Level.WARNING, "not-rerecorded", "reason", notRecordable.getMessage()
-                    + "; the record keeps the response committed with the method's effects");
+        byte[] encoded = replacement(actual, "the response committed with the method's effects");
+        if (encoded == null) {
             return;
         }
         try {
@@ -448,6 +438,17 @@ public final class Execution {
             metrics.count(Event.NOT_RECORDED, endpoint);
             log(Level.WARNING, "rerecord-failed", "error", String.valueOf(e),
                     "reason", "the record keeps the response committed with the method's effects");
+        }
+    }
+
+    /** The stored form of a later response, or null where it cannot be recorded (logged, counted): the record keeps {@code kept}. */
+    private byte[] replacement(StoredResponse response, String kept) {
+        try {
+            return encode(response);
+        } catch (IllegalArgumentException notRecordable) {
+            metrics.count(Event.NOT_RECORDED, endpoint);
+            log(Level.WARNING, "not-rerecorded", "reason", notRecordable.getMessage() + "; the record keeps " + kept);
+            return null;
         }
     }
 
