@@ -60,7 +60,7 @@ public final class TimedStore implements IdempotencyStore {
 
     @Override
     public boolean replaceResponseInTransaction(String recordKey, String ownerToken, byte[] response) {
-        return timed("complete", () -> delegate.replaceResponseInTransaction(recordKey, ownerToken, response));
+        return timed("replace", () -> delegate.replaceResponseInTransaction(recordKey, ownerToken, response));
     }
 
     @Override
@@ -70,7 +70,7 @@ public final class TimedStore implements IdempotencyStore {
 
     @Override
     public boolean replaceResponse(String recordKey, String ownerToken, byte[] response) {
-        return timed("complete", () -> delegate.replaceResponse(recordKey, ownerToken, response));
+        return timed("replace", () -> delegate.replaceResponse(recordKey, ownerToken, response));
     }
 
     @Override
