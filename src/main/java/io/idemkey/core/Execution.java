@@ -367,9 +367,8 @@ public final class Execution {
      * has flushed (generated ids, versions, values set by entity callbacks are there only then): if
      * it differs from the response {@link #completeInTransaction} wrote, the record takes it, inside
      * the same transaction. Called from the transaction's {@code beforeCompletion}; a response that
-     * cannot be recorded leaves the earlier one (logged).
-     *
-     * @throws RuntimeException if the store failed to write it: the transaction must not commit
+     * cannot be recorded, or that the store fails to write, leaves the earlier one (logged, counted):
+     * the method's effects are not undone for it.
      */
     public void renderedAtCommit(StoredResponse latest) {
         StoredResponse written = pendingReplay;
@@ -385,7 +384,10 @@ public final class Execution {
             replaced = store.replaceResponseInTransaction(recordKey, ownerToken, encoded);
         } catch (RuntimeException e) {
             metrics.count(Event.STORE_ERROR, endpoint);
-            throw e;
+            metrics.count(Event.NOT_RECORDED, endpoint);
+            log(Level.WARNING, "rerecord-failed", "error", String.valueOf(e),
+                    "reason", "the record keeps the response rendered before the transaction flushed");
+            return;
         }
         if (replaced) {
             pendingReplay = latest;

@@ -127,6 +127,20 @@ class TransactionalCompletionTest {
                 "this instance's replay cache");
     }
 
+    /** The store fails to write the later rendering: the effects commit all the same, with the earlier one. */
+    @Test
+    void aRenderingAtCommitTheStoreFailsToWriteLeavesTheEarlierOneAndTheTransactionCommits() {
+        Execution execution = begin("k8");
+        assertEquals(TransactionalCompletion.JOINED, execution.completeInTransaction(CREATED));
+        store.replaceFails = true;
+        execution.renderedAtCommit(new StoredResponse(201, CREATED.headers(), "{\"id\":8}".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(1, metrics.get(Event.NOT_RECORDED), "counted");
+        store.commit();
+        execution.transactionEnded(true);
+        IdempotencyEngine otherInstance = IdempotencyEngine.builder(store, scheduler).clock(clock).build();
+        assertEquals(CREATED, ((Decision.Replay) otherInstance.begin("k8", "k8", FINGERPRINT, POLICY, "POST /x")).response());
+    }
+
     /**
      * A record committed with its effects may still take its client's response right after the
      * commit: another instance that replays it meanwhile keeps asking the store until it is older
@@ -162,6 +176,8 @@ class TransactionalCompletionTest {
         private final IdempotencyStore delegate;
         private Runnable pending;
         private Duration pendingTtl;
+        /** The replacement at commit fails as a database gone away would. */
+        volatile boolean replaceFails;
         /** A transaction holds every record: renewals cannot look at them. */
         volatile boolean held;
         int heldRenewals;
@@ -188,6 +204,9 @@ class TransactionalCompletionTest {
 
         @Override
         public boolean replaceResponseInTransaction(String recordKey, String ownerToken, byte[] response) {
+            if (replaceFails) {
+                throw new io.idemkey.spi.StoreUnavailableException("the database went away", null);
+            }
             pending = () -> delegate.complete(recordKey, ownerToken, response, pendingTtl);
             return true;
         }
