@@ -53,6 +53,7 @@ public final class Deployments {
         config.put("idempotency.jdbc.datasource", "jdbc/idemkey");
         return ShrinkWrap.create(WebArchive.class, name + ".war")
                 .addPackage(JpaApplication.class.getPackage())
+                .addClass(io.idemkey.it.app.HaltAfterCommit.class)
                 .addAsResource("jpa/persistence.xml", "META-INF/persistence.xml")
                 .addAsResource(new StringAsset(properties(config)), "META-INF/microprofile-config.properties")
                 .addAsLibraries(libraries());

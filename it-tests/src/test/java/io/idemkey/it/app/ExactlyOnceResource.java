@@ -2,8 +2,6 @@ package io.idemkey.it.app;
 
 import io.idemkey.IdempotencyKey;
 import jakarta.enterprise.context.RequestScoped;
-import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 import jakarta.ws.rs.GET;
@@ -60,18 +58,7 @@ public class ExactlyOnceResource {
             throws SQLException, NamingException, InterruptedException {
         long effect = insertEffect(key);
         if ("crash".equals(then)) {
-            registry().registerInterposedSynchronization(new Synchronization() {
-                @Override
-                public void beforeCompletion() {
-                }
-
-                @Override
-                public void afterCompletion(int status) {
-                    if (status == Status.STATUS_COMMITTED) {
-                        Runtime.getRuntime().halt(137); // the commit is done; nothing after it happens
-                    }
-                }
-            });
+            HaltAfterCommit.register();
         } else if ("hold".equals(then)) {
             hold(key);
         } else if ("refuse".equals(then)) {

@@ -2,8 +2,6 @@ package io.idemkey.it.app;
 
 import io.idemkey.Idempotent;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
 import jakarta.transaction.Transactional;
 
 /**
@@ -25,18 +23,7 @@ public class IdempotentTransfers {
         long effect = ExactlyOnceResource.insertEffect(id);
         String then = instructions.then() == null ? "" : instructions.then();
         switch (then) {
-            case "crash" -> ExactlyOnceResource.registry().registerInterposedSynchronization(new Synchronization() {
-                @Override
-                public void beforeCompletion() {
-                }
-
-                @Override
-                public void afterCompletion(int status) {
-                    if (status == Status.STATUS_COMMITTED) {
-                        Runtime.getRuntime().halt(137); // committed; nothing after it happens
-                    }
-                }
-            });
+            case "crash" -> HaltAfterCommit.register();
             case "hold" -> ExactlyOnceResource.hold(id);
             case "rollback-only" -> ExactlyOnceResource.registry().setRollbackOnly();
             case "explode" -> throw new IllegalStateException("exploded after effect " + effect);

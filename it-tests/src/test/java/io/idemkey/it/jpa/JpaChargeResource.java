@@ -1,11 +1,10 @@
 package io.idemkey.it.jpa;
 
 import io.idemkey.IdempotencyKey;
+import io.idemkey.it.app.HaltAfterCommit;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
-import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 import jakarta.ws.rs.GET;
@@ -61,7 +60,7 @@ public class JpaChargeResource {
             }
         }
         if ("crash".equals(then)) {
-            haltAfterCommit();
+            HaltAfterCommit.register();
         } else if ("hold".equals(then)) {
             HELD.computeIfAbsent(key, k -> new CountDownLatch(1)).await(120, TimeUnit.SECONDS);
         } else if ("rollback-only".equals(then)) {
@@ -108,22 +107,6 @@ public class JpaChargeResource {
                                                        version INT NOT NULL, idemkey TEXT NOT NULL, amount BIGINT NOT NULL,
                                                        note TEXT, created_at BIGINT, updated_at BIGINT);
                 """;
-    }
-
-    /** Halts the JVM right after the transaction commits: nothing after the commit happens. */
-    static void haltAfterCommit() throws NamingException {
-        registry().registerInterposedSynchronization(new Synchronization() {
-            @Override
-            public void beforeCompletion() {
-            }
-
-            @Override
-            public void afterCompletion(int status) {
-                if (status == Status.STATUS_COMMITTED) {
-                    Runtime.getRuntime().halt(137);
-                }
-            }
-        });
     }
 
     private static TransactionSynchronizationRegistry registry() throws NamingException {

@@ -1,6 +1,7 @@
 package io.idemkey.it.jpa;
 
 import io.idemkey.IdempotencyKey;
+import io.idemkey.it.app.HaltAfterCommit;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -45,7 +46,7 @@ public class JpaOrderResource {
         JpaOrder order = new JpaOrder(key, amount);
         entities.persist(order);
         if ("crash".equals(then)) {
-            JpaChargeResource.haltAfterCommit();
+            HaltAfterCommit.register();
         }
         return Response.status(201).entity(order).build();
     }
