@@ -293,8 +293,7 @@ class EncryptedRecordsTest {
         runAndComplete(engine, original, SECRET);
         RecordIdentifiers ids = RecordIdentifiers.hashed("idempotency:", IDENTIFIER_KEY, false);
         String from = ids.storeKey(RecordKey.of("idempotency:", CALLER, original));
-        byte[] sealed = assertInstanceOf(AcquireResult.Completed.class,
-                store.acquire(from, ids.storedFingerprint(from, FINGERPRINT), "reader", Duration.ofSeconds(30))).response();
+        byte[] sealed = sealedRecord(ids, from);
 
         String target = newKey();
         String to = ids.storeKey(RecordKey.of("idempotency:", CALLER, target));
@@ -406,8 +405,7 @@ class EncryptedRecordsTest {
         runAndComplete(engine, key, SECRET);
         RecordIdentifiers ids = RecordIdentifiers.hashed("idempotency:", IDENTIFIER_KEY, false);
         String storeKey = ids.storeKey(RecordKey.of("idempotency:", CALLER, key));
-        byte[] sealed = assertInstanceOf(AcquireResult.Completed.class, store.acquire(storeKey,
-                ids.storedFingerprint(storeKey, FINGERPRINT), "reader", Duration.ofSeconds(30))).response();
+        byte[] sealed = sealedRecord(ids, storeKey);
 
         byte[] otherRequest = new Fingerprint().of("POST", "/orders", List.of(), true,
                 "{\"name\":\"Jane Doe\",\"card\":\"5500000000000004\"}".getBytes(StandardCharsets.UTF_8), Set.of());
@@ -542,5 +540,11 @@ class EncryptedRecordsTest {
         public void close() {
             // the test closes the real store
         }
+    }
+
+    /** The sealed record the store holds under {@code storeKey}, as a store reader sees it. */
+    private byte[] sealedRecord(RecordIdentifiers ids, String storeKey) {
+        return assertInstanceOf(AcquireResult.Completed.class, store.acquire(storeKey,
+                ids.storedFingerprint(storeKey, FINGERPRINT), "reader", Duration.ofSeconds(30))).response();
     }
 }
