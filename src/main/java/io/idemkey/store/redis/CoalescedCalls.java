@@ -312,7 +312,7 @@ final class CoalescedCalls {
                     }
                 }
             }
-            if (unanswered != null && RedisIdempotencyStore.timedOut(unanswered)) {
+            if (unanswered != null && RedisFailures.timedOut(unanswered)) {
                 for (Call queued; (queued = queue.poll()) != null; ) {
                     notSent.increment();
                     queued.answer(null, unanswered);
