@@ -29,7 +29,10 @@ import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Where and how to reach Redis: parsed from a {@code redis://} or {@code rediss://} (TLS) URL, with
- * optional user and password (in the URL or given separately), timeouts and pool sizes. Immutable;
+ * optional user and password (in the URL or given separately), timeouts and pool sizes; the
+ * setters change these options and return them, for chaining. Not immutable, nor safe to change
+ * from several threads: set them before a store opens on them, and leave them alone after, since
+ * a store reads them as it opens and again each time it makes its client (until a node answers).
  * {@link #description()} never shows the password.
  */
 public final class RedisStoreOptions {
