@@ -62,6 +62,11 @@ final class RedisAcl {
         return "~" + RecordLayout.globEscaped(keyPrefix) + "* " + COMMANDS;
     }
 
+    /** The sentence that ends a refusal's message: the rule the user needs for {@code keyPrefix}, and where it is explained. */
+    static String ruleNeeded(String keyPrefix) {
+        return ". That user needs the ACL rule " + rule(keyPrefix) + " (docs/security.md)";
+    }
+
     /**
      * Sends each command the store's calls may send, once, on a key of its own under
      * {@code keyPrefix} ({@value RecordLayout#PERMISSION_CHECK_KEY} and a random number after it,
@@ -108,12 +113,14 @@ final class RedisAcl {
             if (RedisReply.of(reply) == RedisReply.CREDENTIALS_REFUSED) {
                 throw e;
             }
-            String alone = e.getCause() instanceof JedisDataException script && RedisReply.of(script) == RedisReply.REFUSED_IN_SCRIPT
+            boolean inScript = e.getCause() instanceof JedisDataException script
+                    && RedisReply.of(script) == RedisReply.REFUSED_IN_SCRIPT;
+            String alone = inScript
                     ? scriptCommandRefused(key).map(refused -> "; of the commands the record script calls, Redis refuses "
                             + refused).orElse("") : "";
             throw new StoreAccessDeniedException("Redis at " + description + " refuses " + step
-                    + " to the user Idemkey connects as: " + withoutFullStop(reply) + alone + ". That user needs the ACL rule "
-                    + rule(keyPrefix) + " (docs/security.md)", e.getCause());
+                    + " to the user Idemkey connects as: " + withoutFullStop(reply) + alone + ruleNeeded(keyPrefix),
+                    e.getCause());
         }
     }
 

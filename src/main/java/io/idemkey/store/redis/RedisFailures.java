@@ -119,8 +119,7 @@ final class RedisFailures {
         return new StoreAccessDeniedException("Redis at " + description + (credentials
                 ? " does not accept the user and password Idemkey connects with: " + reply
                 : " refuses a command or a key to the user Idemkey connects as: " + RedisAcl.withoutFullStop(reply)
-                        + ". That user needs the ACL rule "
-                        + RedisAcl.rule("<key prefix>") + " (docs/security.md)"), e);
+                        + RedisAcl.ruleNeeded("<key prefix>")), e);
     }
 
     /** Whether an error reply refuses a command or a key to the user, typed by Jedis or not. */

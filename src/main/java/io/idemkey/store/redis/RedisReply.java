@@ -41,7 +41,10 @@ enum RedisReply {
     REFUSED_IN_SCRIPT("ERR ACL failure in script", "ERR The user executing the script can't"),
     /** {@code ERR syntax error}: options of a command this server does not take. */
     SYNTAX_ERROR("ERR syntax error"),
-    /** {@code ERR unknown ...}, {@code ERR unsupported ...}: a command or option this server, or a proxy before it, does not know. */
+    /**
+     * {@code ERR unknown ...}, {@code ERR unsupported ...}: a command or option this server, or a
+     * proxy before it, does not know.
+     */
     UNSUPPORTED("ERR unknown", "ERR unsupported"),
     /** Any other reply: the record script's own error, a key of another type, ... */
     OTHER;
