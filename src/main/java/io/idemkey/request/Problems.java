@@ -21,32 +21,30 @@ public final class Problems {
 
     /** The problem types: stable, documented in docs/http.md. */
     public enum Type {
-        KEY_MISSING(400, "Bad Request", "key-missing", "Idempotency key missing"),
-        KEY_INVALID(400, "Bad Request", "key-invalid", "Idempotency key invalid"),
-        SCOPE_MISSING(400, "Bad Request", "scope-missing", "Caller scope missing"),
-        SCOPE_INVALID(400, "Bad Request", "scope-invalid", "Caller scope invalid"),
-        REQUEST_UNREADABLE(400, "Bad Request", "request-unreadable", "Request body unreadable"),
-        REQUEST_TOO_LARGE(413, "Content Too Large", "request-too-large", "Request too large"),
-        KEY_REUSED(422, "Unprocessable Content", "key-reused", "Idempotency key reused"),
-        REQUEST_IN_PROGRESS(409, "Conflict", "request-in-progress", "Request in progress"),
-        KEY_TAKEN_OVER(409, "Conflict", "key-taken-over", "Idempotency key taken over"),
-        RATE_LIMITED(429, "Too Many Requests", "rate-limited", "Too many requests with this key"),
-        STORE_UNAVAILABLE(503, "Service Unavailable", "store-unavailable", "Idempotency store unavailable"),
-        MISCONFIGURED(500, "Internal Server Error", "misconfigured", "Idempotency key placement not honoured"),
-        ADMIN_UNAUTHENTICATED(401, "Unauthorized", "admin-unauthenticated", "Authentication required"),
-        ADMIN_FORBIDDEN(403, "Forbidden", "admin-forbidden", "Not allowed"),
-        ADMIN_BAD_REQUEST(400, "Bad Request", "admin-bad-request", "Invalid admin request"),
-        ADMIN_NOT_FOUND(404, "Not Found", "admin-not-found", "No such record"),
-        ADMIN_KEY_IN_PROGRESS(409, "Conflict", "admin-key-in-progress", "Key in progress");
+        KEY_MISSING(400, "key-missing", "Idempotency key missing"),
+        KEY_INVALID(400, "key-invalid", "Idempotency key invalid"),
+        SCOPE_MISSING(400, "scope-missing", "Caller scope missing"),
+        SCOPE_INVALID(400, "scope-invalid", "Caller scope invalid"),
+        REQUEST_UNREADABLE(400, "request-unreadable", "Request body unreadable"),
+        REQUEST_TOO_LARGE(413, "request-too-large", "Request too large"),
+        KEY_REUSED(422, "key-reused", "Idempotency key reused"),
+        REQUEST_IN_PROGRESS(409, "request-in-progress", "Request in progress"),
+        KEY_TAKEN_OVER(409, "key-taken-over", "Idempotency key taken over"),
+        RATE_LIMITED(429, "rate-limited", "Too many requests with this key"),
+        STORE_UNAVAILABLE(503, "store-unavailable", "Idempotency store unavailable"),
+        MISCONFIGURED(500, "misconfigured", "Idempotency key placement not honoured"),
+        ADMIN_UNAUTHENTICATED(401, "admin-unauthenticated", "Authentication required"),
+        ADMIN_FORBIDDEN(403, "admin-forbidden", "Not allowed"),
+        ADMIN_BAD_REQUEST(400, "admin-bad-request", "Invalid admin request"),
+        ADMIN_NOT_FOUND(404, "admin-not-found", "No such record"),
+        ADMIN_KEY_IN_PROGRESS(409, "admin-key-in-progress", "Key in progress");
 
         private final int status;
-        private final String reason;
         private final String uri;
         private final String title;
 
-        Type(int status, String reason, String slug, String title) {
+        Type(int status, String slug, String title) {
             this.status = status;
-            this.reason = reason;
             this.uri = "https://idemkey.io/problems/" + slug;
             this.title = title;
         }
@@ -81,7 +79,7 @@ public final class Problems {
                     .write("detail", detail)
                     .writeEnd();
         }
-        Response.ResponseBuilder response = Response.status(type.status, type.reason).type(MEDIA_TYPE).entity(body.toString());
+        Response.ResponseBuilder response = Response.status(type.status, ReasonPhrases.of(type.status)).type(MEDIA_TYPE).entity(body.toString());
         if (retryAfter != null) {
             response.header(HttpHeaders.RETRY_AFTER, Math.max(1, retryAfter.toSeconds()));
         }
