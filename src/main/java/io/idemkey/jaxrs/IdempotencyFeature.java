@@ -37,6 +37,9 @@ public class IdempotencyFeature implements DynamicFeature {
     /** Form parameters handed to the runtime after the request filter read the entity: one for the application. */
     private final ServletFormParameters formParameters = new ServletFormParameters();
 
+    /** The standard reason phrase on the status line of Idemkey's own answers: one for the application. */
+    private final ServerReasonPhrase reasonPhrase = new ServerReasonPhrase();
+
     /**
      * Idemkey's request filter runs after the application's own filters (authentication ones included,
      * which default to USER), so that the caller is known and a request they refuse takes no key.
@@ -67,7 +70,7 @@ public class IdempotencyFeature implements DynamicFeature {
                         FormParameterUse.readsFormParameters(type, method) ? formParameters : null,
                         new ResultRenderer(recorder, providers, type, method, endpoint)),
                 REQUEST_FILTER_PRIORITY);
-        context.register(new IdempotencyResponseFilter(recorder, runtime.currentRequest()), RESPONSE_FILTER_PRIORITY);
-        context.register(new IdempotencyWriterInterceptor(recorder), WRITER_INTERCEPTOR_PRIORITY);
+        context.register(new IdempotencyResponseFilter(recorder, runtime.currentRequest(), reasonPhrase), RESPONSE_FILTER_PRIORITY);
+        context.register(new IdempotencyWriterInterceptor(recorder, reasonPhrase), WRITER_INTERCEPTOR_PRIORITY);
     }
 }

@@ -1,6 +1,7 @@
 package io.idemkey.jaxrs;
 
 import io.idemkey.request.Problems;
+import io.idemkey.request.ReasonPhrases;
 import io.idemkey.request.ResultRenderer;
 import io.idemkey.request.CurrentRequest;
 import io.idemkey.request.GuardedRequest;
@@ -91,14 +92,14 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
         KeyHeader.Result header = KeyHeader.parse(request.getHeaders().get(settings.header()), settings.maxKeyLength());
         if (header instanceof KeyHeader.Missing) {
             if (policy.required()) {
-                request.abortWith(problems.problem(Problems.Type.KEY_MISSING, "This request needs an "
+                answer(request, problems.problem(Problems.Type.KEY_MISSING, "This request needs an "
                         + settings.header() + " header: send a unique value (a UUID) and reuse it when you retry."));
                 return "key-missing";
             }
             return "unguarded";
         }
         if (header instanceof KeyHeader.Invalid invalid) {
-            request.abortWith(problems.problem(Problems.Type.KEY_INVALID, "The " + settings.header()
+            answer(request, problems.problem(Problems.Type.KEY_INVALID, "The " + settings.header()
                     + " header is invalid: " + invalid.reason() + ". Send one key of 1 to " + settings.maxKeyLength()
                     + " visible ASCII characters, for example \"8e03978e-40d5-43e8-bc93-6894a57f9324\"."));
             return "key-invalid";
@@ -106,13 +107,13 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
         String key = ((KeyHeader.Valid) header).key();
         String scope = scope(request);
         if (scope == null) {
-            request.abortWith(problems.problem(Problems.Type.SCOPE_MISSING, "This request needs a "
+            answer(request, problems.problem(Problems.Type.SCOPE_MISSING, "This request needs a "
                     + settings.scope().headerName() + " header: idempotency keys are kept per "
                     + settings.scope().headerName() + "."));
             return "scope-missing";
         }
         if (settings.scope().kind() == IdempotencySettings.Scope.Kind.HEADER && scope.length() > settings.maxKeyLength()) {
-            request.abortWith(problems.problem(Problems.Type.SCOPE_INVALID, "The " + settings.scope().headerName()
+            answer(request, problems.problem(Problems.Type.SCOPE_INVALID, "The " + settings.scope().headerName()
                     + " header is " + scope.length() + " characters long; at most " + settings.maxKeyLength()
                     + " are accepted (as for the " + settings.header() + " header)."));
             return "scope-invalid";
@@ -121,12 +122,12 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
         try {
             entity = bufferEntity(request);
         } catch (IOException unreadable) {
-            request.abortWith(problems.problem(Problems.Type.REQUEST_UNREADABLE,
+            answer(request, problems.problem(Problems.Type.REQUEST_UNREADABLE,
                     "The request body could not be read to the end. Send it again with the same key."));
             return "request-unreadable";
         }
         if (entity == null) {
-            request.abortWith(problems.problem(Problems.Type.REQUEST_TOO_LARGE, "The request body is larger than "
+            answer(request, problems.problem(Problems.Type.REQUEST_TOO_LARGE, "The request body is larger than "
                     + settings.maxRequestBytes() + " bytes, the most this endpoint accepts."));
             return "too-large";
         }
@@ -143,25 +144,25 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
             currentRequest.awaitMethod(guarded);
             return "acquired";
         } else if (decision instanceof Decision.Replay replay) {
-            request.abortWith(replay(replay.response()));
+            answer(request, replay(replay.response()));
             return "replayed";
         } else if (decision instanceof Decision.Conflict conflict) {
-            request.abortWith(problems.problem(Problems.Type.REQUEST_IN_PROGRESS, "A request with this "
+            answer(request, problems.problem(Problems.Type.REQUEST_IN_PROGRESS, "A request with this "
                     + settings.header() + " is still being processed. Retry with the same key after the time in"
                     + " Retry-After to receive its response.", conflict.retryAfter()));
             return "conflict";
         } else if (decision instanceof Decision.Mismatch) {
-            request.abortWith(problems.problem(Problems.Type.KEY_REUSED, "This " + settings.header()
+            answer(request, problems.problem(Problems.Type.KEY_REUSED, "This " + settings.header()
                     + " was already used for a different request (another method, path, query or body)."
                     + " Use a new key for a new request."));
             return "mismatch";
         } else if (decision instanceof Decision.RateLimited limited) {
-            request.abortWith(problems.problem(Problems.Type.RATE_LIMITED, "This " + settings.header()
+            answer(request, problems.problem(Problems.Type.RATE_LIMITED, "This " + settings.header()
                     + " was sent more often than " + settings.rateLimit().orElseThrow() + " allows. Retry with the same key"
                     + " after the time in Retry-After.", limited.retryAfter()));
             return "rate-limited";
         } else if (decision instanceof Decision.Unavailable unavailable) {
-            request.abortWith(problems.problem(Problems.Type.STORE_UNAVAILABLE, "The request was not processed"
+            answer(request, problems.problem(Problems.Type.STORE_UNAVAILABLE, "The request was not processed"
                     + " because its idempotency cannot be guaranteed right now. Retry with the same key after"
                     + " the time in Retry-After.", unavailable.retryAfter()));
             return "unavailable";
@@ -171,8 +172,16 @@ public final class IdempotencyRequestFilter implements ContainerRequestFilter {
         throw new IllegalStateException("unknown decision " + decision);
     }
 
+    /** Answers in place of the method: a problem or a replay ({@link ServerReasonPhrase} gives it the standard phrase). */
+    private static void answer(ContainerRequestContext request, Response response) {
+        request.setProperty(RequestProperties.ANSWERED, Boolean.TRUE);
+        request.abortWith(response);
+    }
+
     private Response replay(StoredResponse stored) {
-        Response.ResponseBuilder response = Response.status(stored.status());
+        String phrase = ReasonPhrases.of(stored.status());
+        Response.ResponseBuilder response = phrase == null ? Response.status(stored.status())
+                : Response.status(stored.status(), phrase);
         for (StoredResponse.Header header : stored.headers()) {
             response.header(header.name(), header.value());
         }

@@ -17,21 +17,27 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
  * same way ({@link Execution#answered}).
  *
  * <p>Registered with the lowest priority so that it runs after every other response filter and
- * sees the final status.
+ * sees the final status. An answer of Idemkey's own (a problem, a replay) gets the standard reason
+ * phrase of that status ({@link ServerReasonPhrase}).
  */
 public final class IdempotencyResponseFilter implements ContainerResponseFilter {
 
     private final ResponseRecorder recorder;
     private final CurrentRequest currentRequest;
+    private final ServerReasonPhrase reasonPhrase;
 
-    IdempotencyResponseFilter(ResponseRecorder recorder, CurrentRequest currentRequest) {
+    IdempotencyResponseFilter(ResponseRecorder recorder, CurrentRequest currentRequest, ServerReasonPhrase reasonPhrase) {
         this.recorder = recorder;
         this.currentRequest = currentRequest;
+        this.reasonPhrase = reasonPhrase;
     }
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
         currentRequest.clearAwaiting(); // the method ran already, or never will
+        if (request.getProperty(RequestProperties.ANSWERED) != null) {
+            reasonPhrase.answering(request, response.getStatus()); // a problem or a replay: nothing to record
+        }
         Execution execution = execution(request.getProperty(GuardedRequest.ATTRIBUTE));
         if (execution == null) {
             return;

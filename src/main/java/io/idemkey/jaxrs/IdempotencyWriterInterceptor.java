@@ -14,18 +14,22 @@ import java.io.OutputStream;
  * Records a guarded response's entity: captures the exact bytes its writer produces, completes the
  * record, and only then lets the bytes reach the client, so that an immediate retry is replayed
  * rather than refused with 409. Registered innermost (closest to the entity writer), so compression
- * and other encoders apply to replays the same way.
+ * and other encoders apply to replays the same way. Before an answer of Idemkey's own is written,
+ * has its standard reason phrase set where the runtime set the status already ({@link ServerReasonPhrase}).
  */
 public final class IdempotencyWriterInterceptor implements WriterInterceptor {
 
     private final ResponseRecorder recorder;
+    private final ServerReasonPhrase reasonPhrase;
 
-    IdempotencyWriterInterceptor(ResponseRecorder recorder) {
+    IdempotencyWriterInterceptor(ResponseRecorder recorder, ServerReasonPhrase reasonPhrase) {
         this.recorder = recorder;
+        this.reasonPhrase = reasonPhrase;
     }
 
     @Override
     public void aroundWriteTo(WriterInterceptorContext context) throws IOException, WebApplicationException {
+        reasonPhrase.writing(context); // an answer of Idemkey's own: its phrase, before the entity
         Execution execution = execution(context.getProperty(GuardedRequest.ATTRIBUTE));
         Integer status = (Integer) context.getProperty(RequestProperties.STATUS_TO_RECORD);
         if (execution == null || status == null) {

@@ -195,6 +195,11 @@ public final class Http {
 
     /** An answer to {@link #raw}: the status, the head as text, the body. */
     public record RawResponse(int status, String head, String body) {
+        /** The first line of the head, as the server wrote it: {@code HTTP/1.1 422 Unprocessable Content}. */
+        public String statusLine() {
+            return head.lines().findFirst().orElse("");
+        }
+
         public boolean isProblem() {
             return head.toLowerCase(Locale.ROOT).contains("content-type: application/problem+json");
         }
@@ -233,6 +238,13 @@ public final class Http {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** POST a JSON body with the given key on a fresh connection, to read the answer's head as it was written. */
+    public RawResponse rawPostJson(String path, String key, String json) {
+        byte[] body = json.getBytes(StandardCharsets.UTF_8);
+        return raw("POST {path}" + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + KEY + ": " + key + "\r\nContent-Length: " + body.length + "\r\nConnection: close\r\n\r\n", body);
     }
 
     public int rawStatus(String requestHead, byte[] body) {

@@ -44,6 +44,8 @@ class RateLimitIT extends ClientOfOneDeployment {
         assertTrue(limited.body().contains("\"status\":429"), limited.body());
         long retryAfter = Long.parseLong(limited.headers().firstValue("Retry-After").orElseThrow());
         assertTrue(retryAfter >= 1 && retryAfter <= 3, "Retry-After " + retryAfter);
+        Http.RawResponse raw = http.rawPostJson("guarded/echo", key, "{}");
+        assertEquals("HTTP/1.1 429 Too Many Requests", raw.statusLine(), raw.head());
         assertEquals(1, http.executions(key));
 
         assertEquals(201, http.postJson("guarded/echo", Http.newKey(), "{}").statusCode(), "another key");

@@ -132,6 +132,11 @@ abstract class StatusTableTests {
         HttpResponse<String> reused = http.postJson("guarded/echo", key, "{\"amount\":999}");
         assertEquals(422, reused.statusCode());
         assertTrue(reused.body().contains("https://idemkey.io/problems/key-reused"), reused.body());
+        // the status line as written: the standard phrase, not the server's own for a code its table lacks
+        Http.RawResponse raw = http.rawPostJson("guarded/echo", key, "{\"amount\":999}");
+        assertEquals("HTTP/1.1 422 Unprocessable Content", raw.statusLine(), raw.head());
+        assertEquals("HTTP/1.1 201 Created", http.rawPostJson("guarded/echo", key, "{\"amount\":100}").statusLine(),
+                "a replay");
         assertEquals(1, http.executions(key));
     }
 
