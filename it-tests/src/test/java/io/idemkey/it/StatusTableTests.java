@@ -196,6 +196,19 @@ abstract class StatusTableTests {
     }
 
     @Test
+    void replayOfARecorded422CarriesTheStandardPhrase() {
+        String key = Http.newKey();
+        Http.RawResponse first = http.rawPostJson("guarded/unprocessable", key, "{}");
+        Http.RawResponse replay = http.rawPostJson("guarded/unprocessable", key, "{}");
+        assertEquals(422, first.status(), first.head());
+        // the first answer is the application's own, with the server's phrase; the replay is Idemkey's
+        assertEquals("HTTP/1.1 422 Unprocessable Content", replay.statusLine(), replay.head());
+        assertTrue(replay.head().toLowerCase(java.util.Locale.ROOT).contains("idempotent-replayed: true"), replay.head());
+        assertEquals(first.body(), replay.body());
+        assertEquals(1, http.executions(key));
+    }
+
+    @Test
     void businessFailure4xxIsRecordedAndReplayed() {
         String key = Http.newKey();
         HttpResponse<String> first = http.post("guarded/business-failure", key);

@@ -161,6 +161,16 @@ public class GuardedResource {
         throw new BusinessException("insufficient funds, execution " + execution + " " + UUID.randomUUID());
     }
 
+    /** A recorded answer whose code not every server's table names (Payara Micro writes {@code 422 CUSTOM}). */
+    @POST
+    @Path("/unprocessable")
+    @IdempotencyKey
+    public Response unprocessable() {
+        int execution = executions.record(key());
+        return Response.status(422).type(MediaType.APPLICATION_JSON)
+                .entity("{\"error\":\"the order is closed\",\"execution\":" + execution + "}").build();
+    }
+
     @POST
     @Path("/retryable-failure")
     @IdempotencyKey
