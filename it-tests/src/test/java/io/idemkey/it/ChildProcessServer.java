@@ -50,6 +50,22 @@ abstract class ChildProcessServer implements ServerProcess {
         throw new IllegalStateException(name + " did not start within " + STARTUP + ":\n" + log());
     }
 
+    /** Waits up to a minute until the server's output holds {@code line}. */
+    final void awaitLog(String line) {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+        while (!log().contains(line)) {
+            if (Instant.now().isAfter(deadline)) {
+                throw new IllegalStateException("the server did not log \"" + line + "\" within 60 s:\n" + log());
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
     /** Whether what the server printed says it is ready, every application started or failed. */
     abstract boolean ready(String output);
 

@@ -20,10 +20,12 @@ import java.util.stream.Stream;
 public final class LibertyServer extends ChildProcessServer {
 
     private final List<String> applications;
+    private final Path dropins;
 
-    private LibertyServer(int port, List<String> applications) {
+    private LibertyServer(int port, List<String> applications, Path dropins) {
         super(port, newLog("open-liberty-"));
         this.applications = applications;
+        this.dropins = dropins;
     }
 
     /** @param extraFeatures features to add to liberty/server.xml's (the test applications need appSecurity-5.0) */
@@ -31,7 +33,17 @@ public final class LibertyServer extends ChildProcessServer {
                                List<String> extraFeatures) {
         Path serverXml = Path.of(System.getProperty("liberty.serverXml", "../liberty/server.xml"));
         try {
-            return start(wars, port, systemProperties, extraFeatures, Files.readString(serverXml), false, "");
+            return start(wars, port, systemProperties, extraFeatures, Files.readString(serverXml), false, "", List.of());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** As {@link #start}, with more options for the server's JVM. */
+    static LibertyServer startWithJvmOptions(List<String> jvmOptions, List<Path> wars, int port, List<String> extraFeatures) {
+        Path serverXml = Path.of(System.getProperty("liberty.serverXml", "../liberty/server.xml"));
+        try {
+            return start(wars, port, Map.of(), extraFeatures, Files.readString(serverXml), false, "", jvmOptions);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -42,7 +54,7 @@ public final class LibertyServer extends ChildProcessServer {
                                          List<String> extraFeatures, String extraConfig) {
         Path serverXml = Path.of(System.getProperty("liberty.serverXml", "../liberty/server.xml"));
         try {
-            return start(wars, port, systemProperties, extraFeatures, Files.readString(serverXml), false, extraConfig);
+            return start(wars, port, systemProperties, extraFeatures, Files.readString(serverXml), false, extraConfig, List.of());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -56,7 +68,7 @@ public final class LibertyServer extends ChildProcessServer {
     static LibertyServer startWithThirdPartyApis(List<Path> wars, int port, List<String> extraFeatures) {
         Path serverXml = Path.of(System.getProperty("liberty.serverXml", "../liberty/server.xml"));
         try {
-            return start(wars, port, Map.of(), extraFeatures, Files.readString(serverXml), true, "");
+            return start(wars, port, Map.of(), extraFeatures, Files.readString(serverXml), true, "", List.of());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -74,12 +86,12 @@ public final class LibertyServer extends ChildProcessServer {
                 + "</featureManager>\n" + extraConfig + "\n"
                 + "  <httpEndpoint id=\"defaultHttpEndpoint\" host=\"*\" httpPort=\"${http.port}\" httpsPort=\"${https.port}\"/>\n"
                 + "  <applicationManager autoExpand=\"true\"/>\n"
-                + "  <logging consoleLogLevel=\"INFO\"/>\n</server>\n", false, "");
+                + "  <logging consoleLogLevel=\"INFO\"/>\n</server>\n", false, "", List.of());
     }
 
     private static LibertyServer start(List<Path> wars, int port, Map<String, String> systemProperties,
                                        List<String> extraFeatures, String serverXml, boolean thirdPartyApis,
-                                       String extraConfig) {
+                                       String extraConfig, List<String> jvmOptions) {
         Path wlp = Path.of(System.getProperty("liberty.wlpHome", "target/liberty/wlp"));
         if (!Files.isExecutable(wlp.resolve("bin/server"))) {
             throw new IllegalStateException("No Open Liberty at " + wlp.toAbsolutePath()
@@ -118,12 +130,36 @@ public final class LibertyServer extends ChildProcessServer {
         }
         ProcessBuilder builder = new ProcessBuilder(wlp.resolve("bin/server").toString(), "run", name);
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        builder.environment().put("JVM_ARGS", Stream.concat(ServerProcess.testJvmOptions().stream(), systemProperties.entrySet()
-                .stream().map(e -> "-D" + e.getKey() + "=" + e.getValue())).collect(Collectors.joining(" ")));
+        builder.environment().put("JVM_ARGS", Stream.of(ServerProcess.testJvmOptions().stream(), jvmOptions.stream(),
+                systemProperties.entrySet().stream().map(e -> "-D" + e.getKey() + "=" + e.getValue()))
+                .flatMap(options -> options).collect(Collectors.joining(" ")));
         LibertyServer server = new LibertyServer(port, wars.stream()
-                .map(war -> war.getFileName().toString().replaceFirst("\\.war$", "")).toList());
+                .map(war -> war.getFileName().toString().replaceFirst("\\.war$", "")).toList(),
+                serverDirectory.resolve("dropins"));
         server.start(builder, "Open Liberty");
         return server;
+    }
+
+    /** Copies a WAR into the running server's dropins and waits until it started (CWWKZ0001I). */
+    @Override
+    public void deploy(Path war) {
+        try {
+            Files.copy(war, dropins.resolve(war.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        awaitLog("CWWKZ0001I: Application " + war.getFileName().toString().replaceFirst("\\.war$", "") + " started");
+    }
+
+    /** Removes an application from the running server's dropins and waits until it stopped (CWWKZ0009I). */
+    @Override
+    public void undeploy(String application) {
+        try {
+            Files.delete(dropins.resolve(application + ".war"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        awaitLog("CWWKZ0009I: The application " + application + " has stopped successfully");
     }
 
     /**

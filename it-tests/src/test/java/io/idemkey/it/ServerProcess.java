@@ -76,6 +76,28 @@ public interface ServerProcess extends AutoCloseable {
     }
 
     /**
+     * A server of this run's kind for the test applications with more options for its JVM, one a
+     * test deploys to and undeploys from while it runs (Open Liberty, WildFly).
+     */
+    static ServerProcess startForRedeploys(Kind kind, List<String> jvmOptions, List<Path> wars) {
+        return switch (kind) {
+            case PAYARA -> throw new UnsupportedOperationException("Payara Micro is not deployed to while it runs here");
+            case LIBERTY -> LibertyServer.startWithJvmOptions(jvmOptions, wars, freePort(), List.of("appSecurity-5.0"));
+            case WILDFLY -> WildFlyServer.startWithJvmOptions(jvmOptions, wars, freePort());
+        };
+    }
+
+    /** Deploys a WAR to the running server (context root = file name) and waits until it started. */
+    default void deploy(Path war) {
+        throw new UnsupportedOperationException(kind() + " is not deployed to while it runs here");
+    }
+
+    /** Undeploys an application from the running server and waits until it stopped. */
+    default void undeploy(String application) {
+        throw new UnsupportedOperationException(kind() + " is not undeployed from while it runs here");
+    }
+
+    /**
      * A server of this run's kind for the test applications, with the DataSource {@code jdbc/idemkey}
      * on a PostgreSQL or MariaDB: {@link #startWithDatabase}, plus Jakarta Security on Open Liberty.
      */

@@ -41,6 +41,7 @@ public final class WildFlyServer extends ChildProcessServer {
     }
 
     private final int offset;
+    private Path deployments;
 
     private WildFlyServer(int port) {
         super(port, newLog("wildfly-"));
@@ -60,6 +61,16 @@ public final class WildFlyServer extends ChildProcessServer {
      *            the deployments directory when it boots
      */
     static WildFlyServer start(List<Path> wars, int port, Map<String, String> systemProperties, List<String> cli) {
+        return start(List.of(), wars, port, systemProperties, cli);
+    }
+
+    /** As {@link #start(List, int, Map)}, with more options for the server's JVM. */
+    static WildFlyServer startWithJvmOptions(List<String> jvmOptions, List<Path> wars, int port) {
+        return start(jvmOptions, wars, port, Map.of(), List.of());
+    }
+
+    private static WildFlyServer start(List<String> jvmOptions, List<Path> wars, int port, Map<String, String> systemProperties,
+                                       List<String> cli) {
         Path home = home();
         WildFlyServer server = new WildFlyServer(port);
         Setup setup = new Setup(List.copyOf(wars), List.copyOf(cli));
@@ -81,7 +92,9 @@ public final class WildFlyServer extends ChildProcessServer {
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().remove("LAUNCH_JBOSS_IN_BACKGROUND");
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        builder.environment().put("JAVA_OPTS", (DEFAULT_JAVA_OPTS + " " + String.join(" ", ServerProcess.testJvmOptions())).strip());
+        builder.environment().put("JAVA_OPTS", (DEFAULT_JAVA_OPTS + " " + String.join(" ", ServerProcess.testJvmOptions())
+                + " " + String.join(" ", jvmOptions)).strip());
+        server.deployments = base.resolve("deployments");
         server.start(builder, "WildFly");
         if (!restart && !cli.isEmpty()) {
             List<String> commands = new ArrayList<>(cli);
@@ -115,6 +128,31 @@ public final class WildFlyServer extends ChildProcessServer {
                 Files.copy(war, base.resolve("deployments").resolve(war.getFileName()));
             }
         }
+    }
+
+    /**
+     * Copies a WAR into the running server's deployments directory and waits until its scanner
+     * deployed it (WFLYSRV0010I).
+     */
+    @Override
+    public void deploy(Path war) {
+        try {
+            Files.copy(war, deployments.resolve(war.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        awaitLog("Deployed \"" + war.getFileName() + "\"");
+    }
+
+    /** Removes a WAR from the running server's deployments directory and waits until it was undeployed (WFLYSRV0009I). */
+    @Override
+    public void undeploy(String application) {
+        try {
+            Files.delete(deployments.resolve(application + ".war"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        awaitLog("Undeployed \"" + application + ".war\"");
     }
 
     /** The unpacked distribution ({@code -Dwildfly.home}, set by the failsafe execution). */
