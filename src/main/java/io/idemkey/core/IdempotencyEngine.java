@@ -4,23 +4,14 @@ import io.idemkey.core.IdempotencyMetrics.Event;
 import io.idemkey.spi.AcquireResult;
 import io.idemkey.spi.IdempotencyStore;
 import io.idemkey.spi.RateLimit;
-import io.idemkey.spi.Renewal;
 import io.idemkey.spi.StoreAccessDeniedException;
 import io.idemkey.spi.StoreUnavailableException;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -33,12 +24,6 @@ import java.util.logging.Logger;
 public final class IdempotencyEngine {
 
     private static final Logger LOG = Logger.getLogger(IdempotencyEngine.class.getName());
-    /** The most leases renewed in one store call (one round trip, or one pipeline): a bound on its size. */
-    static final int RENEWAL_BATCH = 100;
-    /** The most renewal calls in flight at once, each on a thread of the scheduler. */
-    static final int RENEWAL_CALLS = 4;
-    /** The lease ticker stops after this many runs in a row without a lease: a second at the default tick. */
-    static final int IDLE_TICKS_BEFORE_STOP = 10;
     private static final Duration FIRST_POLL = Duration.ofMillis(25);
     private static final Duration LONGEST_POLL = Duration.ofMillis(500);
     /** A store that refuses Idemkey's credentials or permissions is logged at SEVERE at most this often. */
@@ -65,21 +50,8 @@ public final class IdempotencyEngine {
      * sees per key as well (those the store counts too) and judges cached replays by that count.
      */
     private final RequestWindows seenHere = new RequestWindows(100_000);
-    /** The executions holding a lease: one periodic task renews those that are due (no task per request). */
-    private final Set<Execution> leases = ConcurrentHashMap.newKeySet();
-    private final Duration leaseTick;
-    /**
-     * The lease ticker runs only while leases are held, and a second after: an idle application has
-     * no background work. Started by the first lease, stopped by itself after {@link #IDLE_TICKS_BEFORE_STOP} runs in a
-     * row found no lease (not at every last lease dropped: under load that would start and stop it
-     * about once per request).
-     */
-    private final Object tickerLock = new Object();
-    private volatile Scheduler.Task ticker;
-    /** The ticker's runs in a row that found no lease; a lease held since resets it. */
-    private volatile int idleTicks;
-    /** Renewal calls the ticker may hand to the scheduler. */
-    private final Semaphore renewalCallsHandedOut = new Semaphore(RENEWAL_CALLS);
+    /** The executions holding a lease, and the periodic task that renews those that are due. */
+    private final LeaseTicker leases;
     /** When a refusal ({@link StoreAccessDeniedException}) was last logged at SEVERE, in the clock's millis; MIN_VALUE: never. */
     private final AtomicLong accessDeniedLoggedAt = new AtomicLong(Long.MIN_VALUE);
 
@@ -102,145 +74,21 @@ public final class IdempotencyEngine {
         if (rateLimit != null && !store.countsRequests()) {
             throw new IllegalArgumentException("a rate limit needs a store that counts requests; " + store + " does not");
         }
-        metrics.exporter().inFlight(leases::size);
-        this.leaseTick = builder.leaseTick;
+        this.leases = new LeaseTicker(store, scheduler, clock, builder.leaseTick);
+        metrics.exporter().inFlight(leases::held);
     }
 
     void holdLease(Execution execution) {
-        leases.add(execution);
-        if (idleTicks != 0) {
-            idleTicks = 0;
-        }
-        if (ticker == null) {
-            startTicker();
-        }
-    }
-
-    private void startTicker() {
-        synchronized (tickerLock) {
-            if (ticker == null) {
-                try {
-                    ticker = scheduler.everyInterval(leaseTick, this::tick);
-                } catch (RuntimeException rejected) { // the executor is shutting down: the lease runs out
-                    LOG.log(Level.FINE, "The lease ticker could not be scheduled", rejected);
-                }
-            }
-        }
-    }
-
-    private void tick() {
-        if (!leases.isEmpty()) {
-            idleTicks = 0;
-            renewDueLeases();
-        } else if (++idleTicks >= IDLE_TICKS_BEFORE_STOP) {
-            stopTickerIfIdle();
-        }
+        leases.hold(execution);
     }
 
     void dropLease(Execution execution) {
-        leases.remove(execution);
+        leases.drop(execution);
     }
 
     /** How many executions hold a lease right now. */
     int leasesHeld() {
-        return leases.size();
-    }
-
-    /**
-     * Stops the ticker while no lease is held. A lease held meanwhile, whose holder still saw the
-     * ticker scheduled, starts it again.
-     */
-    private void stopTickerIfIdle() {
-        synchronized (tickerLock) {
-            if (leases.isEmpty() && ticker != null) {
-                ticker.cancel();
-                ticker = null;
-                idleTicks = 0;
-            }
-        }
-        if (!leases.isEmpty() && ticker == null) {
-            startTicker();
-        }
-    }
-
-    /**
-     * The lease ticker: renews every lease that is due, in store calls of at most
-     * {@link #RENEWAL_BATCH} leases (one round trip each), up to {@link #RENEWAL_CALLS} of them at
-     * once on the scheduler's threads, so that a slow store delays every due lease by about one call
-     * rather than each lease by the calls of all before it. The ticker never calls the store itself:
-     * a call that hangs (until the store's timeout) holds one of those calls, never the ticker. Leases
-     * no call could be handed out for stay due for the next tick. The leases that run out soonest go
-     * in the first calls: a store too slow for every due lease then delays all of them alike, rather
-     * than starving the same ones tick after tick while those ahead of them are renewed again.
-     */
-    private void renewDueLeases() {
-        List<Execution> due = new ArrayList<>();
-        int decided = 0; // the due leases handed out or postponed so far
-        try {
-            Instant now = clock.instant();
-            Map<Execution, Instant> expiresAt = new IdentityHashMap<>();
-            for (Execution execution : leases) {
-                if (execution.dueForRenewal(now)) {
-                    due.add(execution);
-                    expiresAt.put(execution, execution.leaseExpiresAt()); // read once: a renewal may move it
-                }
-            }
-            due.sort(Comparator.comparing(expiresAt::get));
-            for (int from = 0; from < due.size(); from += RENEWAL_BATCH) {
-                List<Execution> batch = due.subList(from, Math.min(due.size(), from + RENEWAL_BATCH));
-                if (!handOut(batch)) {
-                    batch.forEach(Execution::renewalPostponed);
-                }
-                decided = from + batch.size();
-            }
-        } catch (RuntimeException | Error e) {
-            // never let one failure end the periodic task of every lease, nor leave a lease booked
-            // for a renewal that nobody sends (it would never be due again)
-            due.subList(decided, due.size()).forEach(Execution::renewalPostponed);
-            LOG.log(Level.WARNING, "Renewing leases failed", e);
-        }
-    }
-
-    /** Renews the batch on the scheduler, if a call may be handed out now. */
-    private boolean handOut(List<Execution> batch) {
-        if (!renewalCallsHandedOut.tryAcquire()) {
-            return false;
-        }
-        try {
-            scheduler.once(Duration.ZERO, () -> {
-                try {
-                    renew(batch);
-                } catch (RuntimeException | Error e) {
-                    LOG.log(Level.WARNING, "Renewing leases failed", e);
-                } finally {
-                    renewalCallsHandedOut.release();
-                }
-            });
-            return true;
-        } catch (RuntimeException rejected) { // the executor is shutting down
-            renewalCallsHandedOut.release();
-            return false;
-        }
-    }
-
-    private void renew(List<Execution> batch) {
-        Instant sentAt = clock.instant();
-        Renewal[] renewals;
-        try {
-            renewals = store.renew(batch.stream().map(Execution::lease).toList());
-            if (renewals.length != batch.size()) {
-                throw new IllegalStateException(store + " answered " + renewals.length + " renewals for " + batch.size());
-            }
-        } catch (RuntimeException e) {
-            batch.forEach(execution -> execution.renewalFailed(e));
-            return;
-        } catch (Error e) {
-            batch.forEach(Execution::renewalPostponed); // else booked for good: never due again
-            throw e;
-        }
-        for (int i = 0; i < renewals.length; i++) {
-            batch.get(i).renewed(renewals[i], sentAt);
-        }
+        return leases.held();
     }
 
     /**

@@ -697,7 +697,7 @@ class IdempotencyEngineTest {
     void leasesDueTogetherAreRenewedInBoundedBatchesSoAStoreTakingTwoSecondsPerCallLosesNone() {
         SlowStore slow = new SlowStore(memory, Duration.ofSeconds(2));
         IdempotencyEngine onSlowStore = engineBuilder(slow, scheduler, metrics).build();
-        int count = IdempotencyEngine.RENEWAL_BATCH + 50;
+        int count = LeaseTicker.RENEWAL_BATCH + 50;
         List<Execution> executions = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             Execution execution = assertInstanceOf(Decision.Proceed.class,
@@ -709,7 +709,7 @@ class IdempotencyEngineTest {
         Instant start = clock.instant();
         scheduler.advance(POLICY.renewalInterval()); // all due at 10 s; unrenewed, each lease ends at 30 s
         assertEquals(0, metrics.get(Event.LOST_LEASE), "renewed one by one, every lease from the 10th on would be lost");
-        assertEquals(2, slow.renewCalls.get(), count + " due leases, in two calls of at most " + IdempotencyEngine.RENEWAL_BATCH);
+        assertEquals(2, slow.renewCalls.get(), count + " due leases, in two calls of at most " + LeaseTicker.RENEWAL_BATCH);
         assertEquals(start.plusSeconds(14), clock.instant(), "the tick took two calls of 2 s");
 
         scheduler.advance(Duration.between(clock.instant(), start.plus(LOCK_TTL).plusSeconds(5)));

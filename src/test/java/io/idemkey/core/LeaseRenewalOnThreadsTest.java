@@ -47,11 +47,11 @@ class LeaseRenewalOnThreadsTest {
         // each of 1,600 is renewed every 1.2-1.6 s, well inside its 3 s when the soonest to run out go
         // first; one call at a time (250-333 a second) would take 4.8-6.4 s; and leases taken in any
         // fixed order would renew the first ones every second and never reach the last
-        int leases = 16 * IdempotencyEngine.RENEWAL_BATCH;
+        int leases = 16 * LeaseTicker.RENEWAL_BATCH;
         InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore();
         SlowRenewals store = new SlowRenewals(memory);
         IdempotencyMetrics metrics = new IdempotencyMetrics();
-        ScheduledExecutorService threads = Executors.newScheduledThreadPool(IdempotencyEngine.RENEWAL_CALLS + 2);
+        ScheduledExecutorService threads = Executors.newScheduledThreadPool(LeaseTicker.RENEWAL_CALLS + 2);
         ExecutorScheduler scheduler = new ExecutorScheduler(threads);
         try {
             IdempotencyEngine engine = IdempotencyEngine.builder(store, scheduler).metrics(metrics).build();
@@ -75,8 +75,8 @@ class LeaseRenewalOnThreadsTest {
                         "another", LOCK_TTL), "lease-" + i + " ran out in the store");
             }
             assertTrue(store.mostAtOnce.get() > 1, "calls overlapped: " + store.mostAtOnce.get());
-            assertTrue(store.mostAtOnce.get() <= IdempotencyEngine.RENEWAL_CALLS,
-                    "at most " + IdempotencyEngine.RENEWAL_CALLS + " calls at once: " + store.mostAtOnce.get());
+            assertTrue(store.mostAtOnce.get() <= LeaseTicker.RENEWAL_CALLS,
+                    "at most " + LeaseTicker.RENEWAL_CALLS + " calls at once: " + store.mostAtOnce.get());
         } finally {
             scheduler.cancelAll();
             threads.shutdownNow();
@@ -90,11 +90,11 @@ class LeaseRenewalOnThreadsTest {
      */
     @Test
     void aRenewalCallThatHangsDoesNotStopTheOtherLeasesRenewals() throws Exception {
-        int leases = IdempotencyEngine.RENEWAL_BATCH + 50;
+        int leases = LeaseTicker.RENEWAL_BATCH + 50;
         InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore();
         HangingPartialBatches store = new HangingPartialBatches(memory);
         IdempotencyMetrics metrics = new IdempotencyMetrics();
-        ScheduledExecutorService threads = Executors.newScheduledThreadPool(IdempotencyEngine.RENEWAL_CALLS + 2);
+        ScheduledExecutorService threads = Executors.newScheduledThreadPool(LeaseTicker.RENEWAL_CALLS + 2);
         ExecutorScheduler scheduler = new ExecutorScheduler(threads);
         try {
             IdempotencyEngine engine = IdempotencyEngine.builder(store, scheduler).metrics(metrics).build();
@@ -110,7 +110,7 @@ class LeaseRenewalOnThreadsTest {
 
             Set<String> renewedInFullCalls = new HashSet<>(store.renewedInFullCalls);
             renewedInFullCalls.removeAll(store.hanging);
-            assertTrue(renewedInFullCalls.size() >= IdempotencyEngine.RENEWAL_BATCH / 2,
+            assertTrue(renewedInFullCalls.size() >= LeaseTicker.RENEWAL_BATCH / 2,
                     renewedInFullCalls.size() + " leases renewed by calls that did not hang");
             for (String lease : renewedInFullCalls) {
                 assertTrue(executions.get(lease).isRunning(), lease + " was lost while another call hung");
@@ -139,7 +139,7 @@ class LeaseRenewalOnThreadsTest {
 
         @Override
         public Renewal[] renew(List<Lease> leases) {
-            if (leases.size() == IdempotencyEngine.RENEWAL_BATCH) {
+            if (leases.size() == LeaseTicker.RENEWAL_BATCH) {
                 leases.forEach(lease -> renewedInFullCalls.add(lease.recordKey()));
                 leases.stream().filter(lease -> hanging.contains(lease.recordKey())).forEach(lease -> sentWhileHanging.incrementAndGet());
                 return super.renew(leases);
