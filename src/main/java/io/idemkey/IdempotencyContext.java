@@ -28,8 +28,8 @@ public interface IdempotencyContext {
     /**
      * Marks the current outcome as retryable: whatever the method answers, the response is not
      * recorded and the key is released, so a retry with the same key runs the method again. Use it
-     * for failures that had no side effect (the seeds' {@code IsRetryable}). Has no effect when the
-     * request is not protected.
+     * for failures that had no side effect (a downstream call refused before it did anything). Has
+     * no effect when the request is not protected.
      */
     void markRetryable();
 }
