@@ -27,7 +27,7 @@ class GettingStartedSnippets {
         @POST
         @IdempotencyKey(ttlHours = 48, lockTtlSeconds = 60, excludeFields = {"clientTimestamp", "requestNonce"})
         public Response charge(@Valid PaymentRequest request, @Context UriInfo uri) {
-            Payment payment = gateway.charge(request);               // runs once per key
+            Payment payment = gateway.charge(request);               // at most once per key (see below)
             return Response.created(uri.getAbsolutePathBuilder().path(payment.id()).build()).entity(payment).build();
         }
     }
