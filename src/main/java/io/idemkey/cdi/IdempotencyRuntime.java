@@ -39,8 +39,6 @@ import jakarta.inject.Inject;
 import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
 
-import javax.naming.InitialContext;
-import javax.naming.NamingException;
 import javax.sql.DataSource;
 import java.lang.reflect.Method;
 import java.time.Clock;
@@ -69,6 +67,8 @@ public class IdempotencyRuntime {
     /** The TTL a completed record's age is computed from: the annotations' default, 24 hours. */
     private static final Duration ADMIN_DEFAULT_TTL = Duration.ofHours(24);
     private static final String MANAGED_THREADS = "java:comp/DefaultManagedThreadFactory";
+    /** Loaded by name: a server without Jakarta Concurrency has no such class. */
+    private static final String MANAGED_THREAD_FACTORY = "jakarta.enterprise.concurrent.ManagedThreadFactory";
     /** The leases' pool: the lease ticker and the renewal calls it hands out (at most four at once), nothing else. */
     private static final int LEASE_THREADS = 5;
     /**
@@ -139,11 +139,13 @@ public class IdempotencyRuntime {
         ConfigLookup config = ConfigLookup.microProfile();
         settings = extension.settings().orElseGet(() -> IdempotencySettings.from(config));
         policies = new PolicyResolver(config, settings);
-        ThreadFactory threads = backgroundThreads();
+        PlatformResources resources = new PlatformResources(settings.resources());
+        List<String> origins = new ArrayList<>(); // where each platform resource came from, for the line below
+        ThreadFactory threads = backgroundThreads(resources, origins);
         leasePool = pool(LEASE_THREADS, threads);
         workPool = pool(WORK_THREADS, threads);
         workScheduler = new ExecutorScheduler(workPool);
-        store = openStore(settings, workPool);
+        store = openStore(settings, workPool, resources, origins);
         if (settings.rateLimit().isPresent() && !store.countsRequests()) {
             throw new ConfigurationException(IdempotencySettings.RATE_LIMIT_PER_KEY, "is set, but the store " + store
                     + " does not count requests (IdempotencyStore.countsRequests())");
@@ -181,7 +183,7 @@ public class IdempotencyRuntime {
             workScheduler.everyInterval(settings.jdbc().cleanupInterval(),
                     new ExpiredRowsCleanup(table, settings.jdbc().cleanupBatchSize(), engine.metrics(), workScheduler));
         }
-        transactions = jta();
+        transactions = jta(resources, origins);
         fingerprint = new Fingerprint();
         jsonb = JsonbBuilder.create();
         calls = new IdempotentCalls(engine, fingerprint, jsonb, settings.keyPrefix(), settings.maxKeyLength());
@@ -202,7 +204,7 @@ public class IdempotencyRuntime {
         if (store instanceof RedisIdempotencyStore redis) {
             checkPermissions(redis, settings, adminSettings.enabled());
         }
-        LOG.info(() -> "Idemkey started: " + settings);
+        LOG.info(() -> "Idemkey started: " + settings + ", resources: " + String.join(", ", origins));
     }
 
     /**
@@ -346,12 +348,15 @@ public class IdempotencyRuntime {
     }
 
     /** A server without JTA may not even have its API: the class that uses it must not be loaded then. */
-    private static Transactions jta() {
+    private static Transactions jta(PlatformResources resources, List<String> origins) {
         try {
-            return JtaTransactions.lookup();
+            PlatformResources.Found<Transactions> found = JtaTransactions.lookup(resources);
+            origins.add(found.origin());
+            return found.resource();
         } catch (LinkageError noJtaApi) {
             LOG.info(() -> "Idemkey: no JTA API here (" + noJtaApi + "): a guarded method's transaction is not"
                     + " looked at (a response is never recorded together with the method's effects)");
+            origins.add("no JTA API");
             return Transactions.NONE;
         }
     }
@@ -449,8 +454,12 @@ public class IdempotencyRuntime {
         }
     }
 
-    /** The store the settings name; a Redis Cluster store refreshes its topology on {@code executor}. */
-    private IdempotencyStore openStore(IdempotencySettings settings, ScheduledExecutorService executor) {
+    /**
+     * The store the settings name; a Redis Cluster store refreshes its topology on {@code executor};
+     * the JDBC store's DataSource is looked up with {@code resources} (where from: added to {@code origins}).
+     */
+    private IdempotencyStore openStore(IdempotencySettings settings, ScheduledExecutorService executor,
+                                       PlatformResources resources, List<String> origins) {
         if (settings.store() == IdempotencySettings.StoreKind.CUSTOM) {
             // Looked up from the application's side: a library archive may not see the application's beans.
             Instance<IdempotencyStore> custom = CDI.current().select(IdempotencyStore.class);
@@ -469,27 +478,22 @@ public class IdempotencyRuntime {
             return new InMemoryIdempotencyStore(Clock.systemUTC(), settings.memoryMaxRecords());
         }
         if (settings.store() == IdempotencySettings.StoreKind.JDBC) {
-            return openJdbc(settings.jdbc());
+            PlatformResources.Found<DataSource> dataSource = resources.dataSource(settings.jdbc().dataSource());
+            origins.add(dataSource.origin());
+            return openJdbc(settings.jdbc(), dataSource);
         }
         return RedisIdempotencyStore.open(settings.redis(), executor);
     }
 
-    /** The table in the application's container-managed DataSource, created if missing and allowed. */
-    private static IdempotencyStore openJdbc(JdbcStoreOptions options) {
-        DataSource dataSource;
-        try {
-            dataSource = (DataSource) new InitialContext().lookup(options.dataSource());
-        } catch (NamingException | ClassCastException e) {
-            throw new ConfigurationException(IdempotencySettings.JDBC_DATASOURCE, "names no DataSource the application"
-                    + " can look up: '" + options.dataSource() + "' (" + e.getMessage() + ")");
-        }
-        JdbcIdempotencyStore store = new JdbcIdempotencyStore(dataSource, options.table(), options.timeoutSeconds());
+    /** The table in the application's DataSource, created if missing and allowed. */
+    private static IdempotencyStore openJdbc(JdbcStoreOptions options, PlatformResources.Found<DataSource> dataSource) {
+        JdbcIdempotencyStore store = new JdbcIdempotencyStore(dataSource.resource(), options.table(), options.timeoutSeconds());
         if (options.createTable()) {
             try {
                 store.createTable();
             } catch (UnsupportedDatabaseException e) {
-                throw new ConfigurationException(IdempotencySettings.JDBC_DATASOURCE, "'" + options.dataSource()
-                        + "' leads to a database the JDBC store does not support: " + e.getMessage());
+                throw new ConfigurationException(IdempotencySettings.JDBC_DATASOURCE, "(the " + dataSource.origin()
+                        + ") leads to a database the JDBC store does not support: " + e.getMessage());
             } catch (StoreUnavailableException e) {
                 // as with Redis, a database that is away at start-up is an outage (503), not a broken deployment
                 LOG.warning("Idemkey could not create the table " + options.table() + " now (it will once the database"
@@ -500,8 +504,8 @@ public class IdempotencyRuntime {
             try {
                 missing = store.missingFromTable();
             } catch (UnsupportedDatabaseException e) {
-                throw new ConfigurationException(IdempotencySettings.JDBC_DATASOURCE, "'" + options.dataSource()
-                        + "' leads to a database the JDBC store does not support: " + e.getMessage());
+                throw new ConfigurationException(IdempotencySettings.JDBC_DATASOURCE, "(the " + dataSource.origin()
+                        + ") leads to a database the JDBC store does not support: " + e.getMessage());
             } catch (StoreUnavailableException e) {
                 LOG.warning("Idemkey could not check the table " + options.table() + " now: " + e.getMessage());
                 missing = java.util.Optional.empty();
@@ -510,33 +514,36 @@ public class IdempotencyRuntime {
                 throw new ConfigurationException(IdempotencySettings.JDBC_CREATE_TABLE, "is false, and " + missing.get());
             }
         }
-        LOG.info(() -> "Idemkey keeps its records in the table " + options.table() + " of " + options.dataSource());
+        LOG.info(() -> "Idemkey keeps its records in the table " + options.table() + " of the " + dataSource.origin());
         return store;
     }
 
     /**
      * Idemkey's background threads (lease renewals, completions after a transaction, the JDBC
-     * cleanup, a cluster's topology refreshes): the server's default managed thread factory's. Not
+     * cleanup, a cluster's topology refreshes): the server's default managed thread factory's, a
+     * {@code ManagedThreadFactory} bean or the one in JNDI, used as the {@code ThreadFactory} it is (no
+     * link to the Concurrency API, which a server may lack). Not
      * its managed scheduled executor: that one captures the caller's context for every task it is
      * given (on Payara Micro a class-path lookup each time: 6 % of a first execution's server CPU in
      * the benchmark's profile), and a suspended WildFly refuses to run its tasks, so the leases of
      * the requests it was still draining ran out.
      */
-    private ThreadFactory backgroundThreads() {
-        try {
-            // a ManagedThreadFactory, used as the ThreadFactory it is (no link to the Concurrency API)
-            ThreadFactory managed = (ThreadFactory) new InitialContext().lookup(MANAGED_THREADS);
+    private ThreadFactory backgroundThreads(PlatformResources resources, List<String> origins) {
+        PlatformResources.Found<ThreadFactory> managed = resources.optional(MANAGED_THREAD_FACTORY, ThreadFactory.class,
+                MANAGED_THREADS);
+        if (managed.resource() != null) {
             onManagedThreads = true;
-            return managed;
-        } catch (NamingException | ClassCastException e) {
-            LOG.log(Level.WARNING, "No managed thread factory at " + MANAGED_THREADS
-                    + " (on Open Liberty, enable the concurrent-3.0 feature); leases are renewed on private threads");
-            return task -> {
-                Thread thread = new Thread(task, "idemkey-background");
-                thread.setDaemon(true);
-                return thread;
-            };
+            origins.add(managed.origin());
+            return managed.resource();
         }
+        LOG.log(Level.WARNING, "No managed thread factory (" + managed.origin() + "; on Open Liberty, enable the"
+                + " concurrent-3.0 feature); leases are renewed on private threads");
+        origins.add("private threads");
+        return task -> {
+            Thread thread = new Thread(task, "idemkey-background");
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
     /**

@@ -4,8 +4,6 @@ import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 
-import javax.naming.InitialContext;
-import javax.naming.NamingException;
 import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.function.Consumer;
@@ -24,15 +22,19 @@ final class JtaTransactions implements Transactions {
         this.registry = registry;
     }
 
-    /** The server's transactions, or {@link Transactions#NONE} where it has no JTA (logged). */
-    static Transactions lookup() {
-        try {
-            return new JtaTransactions((TransactionSynchronizationRegistry) new InitialContext().lookup(REGISTRY));
-        } catch (NamingException | ClassCastException | LinkageError e) {
-            LOG.info(() -> "Idemkey: no JTA transactions here (" + e + "): a guarded method's transaction is not"
-                    + " looked at (a response is never recorded together with the method's effects)");
-            return NONE;
+    /**
+     * The server's transactions, through its registry: a CDI bean or the JNDI name, as
+     * {@code resources} looks them up; {@link Transactions#NONE} where it has neither (logged).
+     */
+    static PlatformResources.Found<Transactions> lookup(PlatformResources resources) {
+        PlatformResources.Found<TransactionSynchronizationRegistry> registry =
+                resources.optional(TransactionSynchronizationRegistry.class, REGISTRY);
+        if (registry.resource() == null) {
+            LOG.info(() -> "Idemkey: no JTA transactions here (" + registry.origin() + "): a guarded method's"
+                    + " transaction is not looked at (a response is never recorded together with the method's effects)");
+            return new PlatformResources.Found<>(NONE, "no TransactionSynchronizationRegistry");
         }
+        return new PlatformResources.Found<>(new JtaTransactions(registry.resource()), registry.origin());
     }
 
     @Override

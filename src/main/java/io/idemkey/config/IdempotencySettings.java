@@ -52,6 +52,7 @@ import javax.net.ssl.TrustManagerFactory;
  * @param rateLimitPerKey       at most so many requests per key and caller in a window; null: no limit
  * @param logFormat             how decision lines are logged: text (default) or one JSON object a line
  * @param protection            encryption of records and hashing of store keys ({@code idempotency.encryption.*})
+ * @param resources             where the platform's resources are looked up: CDI beans, JNDI, or beans first
  */
 public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, JdbcStoreOptions jdbc, String keyPrefix,
                                   String header,
@@ -59,7 +60,8 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
                                   Scope scope, int maxRequestBytes, int maxResponseBytes, Set<String> replayHeaders,
                                   Duration unavailableRetryAfter, Duration conflictRetryAfterMax,
                                   int memoryMaxRecords, long replayCacheBytes, RateLimit rateLimitPerKey,
-                                  DecisionLog.Format logFormat, StoredDataProtection protection) {
+                                  DecisionLog.Format logFormat, StoredDataProtection protection,
+                                  Resources resources) {
 
     /** Property names, in one place. */
     public static final String STORE = "idempotency.store";
@@ -98,6 +100,7 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
     public static final String REPLAY_CACHE_BYTES = "idempotency.replay-cache-bytes";
     public static final String RATE_LIMIT_PER_KEY = "idempotency.rate-limit.per-key";
     public static final String LOG_FORMAT = "idempotency.log.format";
+    public static final String RESOURCES = "idempotency.resources";
     public static final String JDBC_DATASOURCE = "idempotency.jdbc.datasource";
     public static final String JDBC_TABLE = "idempotency.jdbc.table";
     public static final String JDBC_CREATE_TABLE = "idempotency.jdbc.create-table";
@@ -110,6 +113,20 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
      * application's own {@code IdempotencyStore} CDI bean.
      */
     public enum StoreKind { REDIS, JDBC, MEMORY, CUSTOM }
+
+    /**
+     * Where the platform's resources come from: the JDBC store's DataSource, the JTA
+     * {@code TransactionSynchronizationRegistry} and the managed thread factory. A full Jakarta EE
+     * server binds them in JNDI; Quarkus and Helidon offer them as CDI beans only.
+     */
+    public enum Resources {
+        /** A CDI bean where one resolves, else a JNDI look-up: every deployment made before the choice existed. */
+        AUTO,
+        /** CDI beans only, never a JNDI look-up; the DataSource bean must exist. */
+        CDI,
+        /** JNDI look-ups only, no CDI bean looked for. */
+        JNDI
+    }
 
     /** The headers that describe the entity and are always recorded. */
     public static final List<String> ENTITY_HEADERS =
@@ -147,7 +164,9 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
             requireJedis();
         }
         RedisStoreOptions redis = store == StoreKind.REDIS ? redis(config) : null;
-        JdbcStoreOptions jdbc = store == StoreKind.JDBC ? jdbc(config) : null;
+        Resources resources = config.get(RESOURCES).map(v -> Values.choice(RESOURCES, v, Resources.class))
+                .orElse(Resources.AUTO);
+        JdbcStoreOptions jdbc = store == StoreKind.JDBC ? jdbc(config, resources) : null;
         String header = config.get(HEADER).map(String::trim).orElse("Idempotency-Key");
         requireToken(HEADER, header);
         String replayedHeader = config.get(REPLAYED_HEADER).map(String::trim).orElse("Idempotent-Replayed");
@@ -181,7 +200,8 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
                 config.get(RATE_LIMIT_PER_KEY).map(IdempotencySettings::rateLimit).orElse(null),
                 config.get(LOG_FORMAT).map(v -> Values.choice(LOG_FORMAT, v, DecisionLog.Format.class))
                         .orElse(DecisionLog.Format.TEXT),
-                StoredDataProtection.from(config, keyPrefix));
+                StoredDataProtection.from(config, keyPrefix),
+                resources);
     }
 
     private static final Pattern HASH_TAGGED = Pattern.compile("[^{}]*\\{[^{}]+}[^{}]*");
@@ -240,10 +260,18 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
         return false;
     }
 
-    private static JdbcStoreOptions jdbc(ConfigLookup config) {
-        String dataSource = config.get(JDBC_DATASOURCE).map(String::trim).orElseThrow(() ->
-                new ConfigurationException(JDBC_DATASOURCE, "is required with " + STORE + "=jdbc: the JNDI name of the"
-                        + " application's DataSource, such as jdbc/orders"));
+    /**
+     * The JDBC store's options. The DataSource's name is a JNDI name, or the name of a
+     * {@code @Named} DataSource bean; with {@code idempotency.resources=cdi} it may be left out
+     * (null): the application's {@code @Default} DataSource bean.
+     */
+    private static JdbcStoreOptions jdbc(ConfigLookup config, Resources resources) {
+        String dataSource = config.get(JDBC_DATASOURCE).map(String::trim).filter(name -> !name.isEmpty()).orElse(null);
+        if (dataSource == null && resources != Resources.CDI) {
+            throw new ConfigurationException(JDBC_DATASOURCE, "is required with " + STORE + "=jdbc: the name of the"
+                    + " application's DataSource, a JNDI name such as jdbc/orders or a @Named DataSource bean's"
+                    + " (with " + RESOURCES + "=cdi, unset means the @Default DataSource bean)");
+        }
         String table = config.get(JDBC_TABLE).map(String::trim).orElse("idempotency_keys");
         if (!JdbcIdempotencyStore.isTableName(table)) {
             throw new ConfigurationException(JDBC_TABLE, "must be a table name ([schema.]name, letters, digits and _),"
@@ -399,9 +427,11 @@ public record IdempotencySettings(StoreKind store, RedisStoreOptions redis, Jdbc
     @Override
     public String toString() {
         return "IdempotencySettings[store=" + store + (redis != null ? ", redis=" + redis.description() + (redis.coalesce() ? " (calls coalesced)" : "") : "")
-                + (jdbc != null ? ", jdbc=" + jdbc.dataSource() + "/" + jdbc.table() : "")
+                + (jdbc != null ? ", jdbc=" + (jdbc.dataSource() == null ? "@Default DataSource" : jdbc.dataSource())
+                + "/" + jdbc.table() : "")
                 + ", keyPrefix=" + keyPrefix + ", header=" + header + ", failOpen=" + failOpen + ", methods=" + methods
                 + ", scope=" + scope + (rateLimitPerKey == null ? "" : ", rateLimit=" + rateLimitPerKey)
-                + (protection == StoredDataProtection.NONE ? "" : ", " + protection) + "]";
+                + (protection == StoredDataProtection.NONE ? "" : ", " + protection)
+                + (resources == Resources.AUTO ? "" : ", resources=" + resources.name().toLowerCase(Locale.ROOT)) + "]";
     }
 }

@@ -69,6 +69,32 @@ class IdempotencySettingsTest {
     }
 
     @Test
+    void resourcesAreBeansFirstUnlessCdiOrJndiIsChosenAndAnythingElseIsRefusedNamingTheProperty() {
+        assertEquals(IdempotencySettings.Resources.AUTO, settings().resources());
+        assertEquals(IdempotencySettings.Resources.CDI, settings("idempotency.resources", " CDI ").resources());
+        assertEquals(IdempotencySettings.Resources.JNDI, settings("idempotency.resources", "jndi").resources());
+        assertTrue(refused("idempotency.resources", "idempotency.resources", "spring").contains("auto, cdi, jndi"));
+        assertFalse(settings().toString().contains("resources"), "the default is not shown");
+        assertTrue(settings("idempotency.resources", "cdi").toString().contains("resources=cdi"));
+    }
+
+    @Test
+    void theDataSourceNamesABeanOrAJndiNameAndOnlyWithCdiResourcesMayBeLeftOutForTheDefaultBean() {
+        assertEquals("orders", settings("idempotency.store", "jdbc", "idempotency.resources", "cdi",
+                "idempotency.jdbc.datasource", " orders ").jdbc().dataSource());
+        IdempotencySettings defaultBean = settings("idempotency.store", "jdbc", "idempotency.resources", "cdi");
+        assertNull(defaultBean.jdbc().dataSource(), "unset: the @Default DataSource bean");
+        assertTrue(defaultBean.toString().contains("jdbc=@Default DataSource/idempotency_keys"), defaultBean.toString());
+        for (String resources : new String[]{"auto", "jndi"}) {
+            String message = refused("idempotency.jdbc.datasource", "idempotency.store", "jdbc",
+                    "idempotency.resources", resources);
+            assertTrue(message.contains("idempotency.resources=cdi"), message);
+        }
+        refused("idempotency.resources", "idempotency.store", "jdbc", "idempotency.resources", "beans",
+                "idempotency.jdbc.datasource", "orders");
+    }
+
+    @Test
     void aKeyPrefixHoldsBracesOnlyAsOneRedisHashTagSoThatACountersSlotIsItsRecords() {
         assertEquals("{orders}idempotency:", settings("idempotency.key-prefix", "{orders}idempotency:").keyPrefix());
         assertEquals("shop:{eu}:", settings("idempotency.key-prefix", "shop:{eu}:").keyPrefix());

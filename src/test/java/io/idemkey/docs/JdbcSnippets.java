@@ -1,11 +1,17 @@
 package io.idemkey.docs;
 
 import io.idemkey.IdempotencyKey;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Named;
 import jakarta.transaction.Transactional;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
+
+import javax.sql.DataSource;
 
 /** docs/jdbc.md. */
 class JdbcSnippets {
@@ -29,4 +35,15 @@ class JdbcSnippets {
         return Response.created(uri.getAbsolutePathBuilder().path(order.id()).build()).entity(order).build();
     }
     // end::exactly-once[]
+
+    // tag::datasource-bean[]
+    @ApplicationScoped
+    public static class OrdersDataSource {
+
+        @Produces
+        @Named("orders")
+        @Resource(lookup = "jdbc/orders")
+        DataSource orders;
+    }
+    // end::datasource-bean[]
 }

@@ -6,7 +6,8 @@ import java.util.Objects;
 /**
  * How to reach the JDBC store: {@code idempotency.jdbc.*}, validated once at deployment.
  *
- * @param dataSource       the JNDI name of the container-managed DataSource ({@code jdbc/orders})
+ * @param dataSource       the name of the application's DataSource: a JNDI name ({@code jdbc/orders}) or a
+ *                         {@code @Named} CDI bean's ({@code orders}); null: the {@code @Default} DataSource bean
  * @param table            the table's name, an SQL identifier, optionally schema-qualified
  * @param createTable      whether to create the table and its index at deployment when missing
  * @param timeoutSeconds   the longest one statement may take, lock waits included
@@ -17,7 +18,6 @@ public record JdbcStoreOptions(String dataSource, String table, boolean createTa
                                Duration cleanupInterval, int cleanupBatchSize) {
 
     public JdbcStoreOptions {
-        Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(table, "table");
         Objects.requireNonNull(cleanupInterval, "cleanupInterval");
     }
