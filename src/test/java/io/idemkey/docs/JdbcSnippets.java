@@ -1,7 +1,6 @@
 package io.idemkey.docs;
 
 import io.idemkey.IdempotencyKey;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Named;
@@ -11,6 +10,8 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
 import javax.sql.DataSource;
 
 /** docs/jdbc.md. */
@@ -42,8 +43,10 @@ class JdbcSnippets {
 
         @Produces
         @Named("orders")
-        @Resource(lookup = "jdbc/orders")
-        DataSource orders;
+        @ApplicationScoped
+        DataSource orders() throws NamingException {
+            return InitialContext.doLookup("jdbc/orders");
+        }
     }
     // end::datasource-bean[]
 }
