@@ -522,7 +522,7 @@ public class IdempotencyRuntime {
      * Idemkey's background threads (lease renewals, completions after a transaction, the JDBC
      * cleanup, a cluster's topology refreshes): the server's default managed thread factory's, a
      * {@code ManagedThreadFactory} bean or the one in JNDI, used as the {@code ThreadFactory} it is (no
-     * link to the Concurrency API, which a server may lack). Not
+     * link to the Concurrency API, which a server may lack); private threads where there is none. Not
      * its managed scheduled executor: that one captures the caller's context for every task it is
      * given (on Payara Micro a class-path lookup each time: 6 % of a first execution's server CPU in
      * the benchmark's profile), and a suspended WildFly refuses to run its tasks, so the leases of
