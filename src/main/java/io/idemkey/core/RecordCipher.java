@@ -18,8 +18,8 @@ import javax.crypto.spec.SecretKeySpec;
  * AES-256-GCM for stored records (JDK only): a fresh random 96-bit nonce per record, a 128-bit tag,
  * and associated data chosen by the caller (the record's header and its store key, so that a record
  * copied under another key, or with another status, does not decrypt). Keys have ids: the first key
- * encrypts, every key decrypts (rotation: add the new key first, drop the old one once every record
- * it sealed has expired). Thread-safe. {@link #toString()} shows the key ids, never the keys.
+ * encrypts, every key decrypts (rotation: add the new key last on every instance, then move it to
+ * the front, and drop the old one once every record it sealed has expired: docs/security.md). Thread-safe. {@link #toString()} shows the key ids, never the keys.
  */
 public final class RecordCipher {
 

@@ -50,7 +50,8 @@ import java.util.logging.Logger;
  * log) and the request goes on: nothing here throws into a request.
  *
  * <p>One per application, held by its {@link IdempotencyFeature}: the server's classes are keys of
- * its caches, and nothing of the server holds anything of the application's. Thread-safe.
+ * its caches; of the server's objects only a Jersey request under way holds anything of the
+ * application's (its writer's handler), until it ends. Thread-safe.
  */
 final class ServerReasonPhrase {
 
@@ -347,7 +348,7 @@ final class ServerReasonPhrase {
 
     private void stepAside(Throwable cause) {
         if (steppedAside.compareAndSet(false, true)) {
-            LOG.log(Level.FINE, "Idemkey stops setting the reason phrase of its answers: the server writes its own", cause);
+            LOG.log(Level.INFO, "Idemkey stops setting the reason phrase of its answers: the server writes its own", cause);
         }
     }
 

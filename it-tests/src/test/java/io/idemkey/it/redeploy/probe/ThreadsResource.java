@@ -25,11 +25,11 @@ public class ThreadsResource {
     @GET
     public String heldBy(@QueryParam("property") String property) throws ReflectiveOperationException {
         if (!(System.getProperties().get(property) instanceof Reference<?> reference)) {
-            return "nothing remembered under " + property;
+            return "no class loader was left under " + property;
         }
         System.gc();
         if (!(reference.get() instanceof ClassLoader undeployed)) {
-            return "nothing: the class loader was collected";
+            return "nothing held: the class loader was collected";
         }
         List<String> holders = new ArrayList<>();
         for (Thread thread : Thread.getAllStackTraces().keySet()) {
@@ -51,12 +51,13 @@ public class ThreadsResource {
                     Object value = read(entry, entry.getClass(), "value");
                     Object threadLocal = ((Reference<?>) entry).get();
                     if (loadedBy(value, undeployed) || loadedBy(threadLocal, undeployed)) {
-                        holders.add(thread.getName() + ": a thread-local value " + value.getClass().getName());
+                        holders.add(thread.getName() + ": the thread-local " + (threadLocal == null ? "(collected)"
+                                : threadLocal.getClass().getName()) + " = " + (value == null ? "null" : value.getClass().getName()));
                     }
                 }
             }
         }
-        return holders.isEmpty() ? "nothing" : String.join("\n", holders);
+        return holders.isEmpty() ? "nothing held" : String.join("\n", holders);
     }
 
     private static boolean loadedBy(Object value, ClassLoader loader) {
