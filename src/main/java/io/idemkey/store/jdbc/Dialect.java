@@ -1,12 +1,5 @@
 package io.idemkey.store.jdbc;
 
-import io.idemkey.spi.AcquireResult;
-import io.idemkey.spi.Lease;
-import io.idemkey.spi.RateLimit;
-import io.idemkey.spi.Renewal;
-import io.idemkey.spi.TransactionalCompletion;
-
-import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -14,14 +7,50 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What the JDBC store says to one kind of database: its statements, each operation's round trip,
- * and which of its errors mean "unavailable". Picked from the connection ({@link #of}); every
- * operation runs on a connection the store borrowed, with the statement timeout it gives.
+ * What the JDBC store says to one kind of database: its statements and the parameters each takes,
+ * how it measures time, and how it names its errors. Picked from the connection ({@link #of}); the
+ * store runs the statements ({@link RecordStatements}), so a dialect holds SQL and vocabulary only.
  */
 interface Dialect {
 
     /** The databases the store supports, for messages. */
     String SUPPORTED = "PostgreSQL 11 or newer, MariaDB 10.6 or newer";
+
+    /** A value a statement takes, bound from the operation's arguments. */
+    enum Param {
+        /** The record key (text). */
+        KEY,
+        /** The request's fingerprint (bytes). */
+        FINGERPRINT,
+        /** The owner token (text). */
+        OWNER,
+        /** The lease, in the dialect's {@link #amount} of time. */
+        LEASE,
+        /** The rate limit's permits (an integer). */
+        PERMITS,
+        /** The rate limit's window, in the dialect's {@link #amount} of time. */
+        WINDOW,
+        /** The response to record (bytes). */
+        RESPONSE,
+        /** The completed record's time to live, in the dialect's {@link #amount} of time. */
+        TTL,
+        /** How many rows a cleanup deletes at most (an integer). */
+        BATCH
+    }
+
+    /** A statement's text and the values it takes, in the order of its parameters. */
+    record Sql(String text, Param... params) {
+    }
+
+    /**
+     * How the database tells that the completing statement runs in the caller's transaction.
+     * {@link #ASSIGNED_ID}: the statement returns whether the transaction has an id, whether it reads
+     * committed data, and whether it completed the record; one that has no id yet is given one
+     * ({@link #assignTransactionId}) and the statement runs once more. {@link #IN_TRANSACTION_FLAG}:
+     * the statement completes only inside a transaction; where it changed nothing,
+     * {@link #completedByOwner} says whether it ran in one and whether the record is ours, completed.
+     */
+    enum TransactionProbe { ASSIGNED_ID, IN_TRANSACTION_FLAG }
 
     /** The database this dialect speaks to, for messages ({@code PostgreSQL 15.19}). */
     String database();
@@ -30,33 +59,44 @@ interface Dialect {
     String ddl();
 
     /**
-     * Whether the table's index of this name exists, read from the catalog (a {@code CREATE INDEX IF
-     * NOT EXISTS} of an index that exists still takes a lock that waits for every transaction writing
-     * the table, and holds up every write behind it).
+     * The catalog query that returns a row whose first column is true if the table's index named by
+     * its parameters exists (a {@code CREATE INDEX IF NOT EXISTS} of an index that exists still takes
+     * a lock that waits for every transaction writing the table, and holds up every write behind it).
      */
-    boolean hasIndex(Connection connection, String index, int timeoutSeconds) throws SQLException;
+    String hasIndexSql();
+
+    /** The parameters of {@link #hasIndexSql} for the index of this name. */
+    List<String> hasIndexParameters(String index);
 
     /** The DDL that adds the rate limit's columns to a table created before they were there. */
     String addCountColumns();
 
     /**
-     * Acquires the key, or reports the record that holds it: one round trip. Null when the
-     * statement could not tell (another writer of the key raced it, or a transaction holds an expired
-     * row): the caller runs it again.
+     * Acquires the key, or returns the record that holds it: column 1 taken, 2 completed, 3 fingerprint,
+     * 4 response (if the same fingerprint), 5 the {@link #millis time} left. No row when the statement
+     * could not tell (another writer of the key raced it, or a transaction holds an expired row).
      */
-    AcquireResult acquire(Connection connection, int timeout, String recordKey, byte[] fingerprint, String ownerToken,
-                          Duration lockTtl) throws SQLException;
+    Sql acquire();
+
+    /** Whether a row {@link #acquire} finds held ({@link #isHeld}) is answered as {@link #lastCommitted}. */
+    boolean acquireReadsHeldRow();
 
     /**
-     * {@link #acquire} that also counts the request against the key's rate limit, in the same round
-     * trip (not an acquire of the same owner sent again), and takes over nothing beyond the limit
-     * ({@link AcquireResult.RateLimited}). Null (run again) only where it counted nothing: a row
-     * another statement or transaction holds (unless {@code lastCommittedIfHeld}: then the row as
-     * last committed answers, uncounted, refused if its count already reached the limit).
+     * {@link #acquire} that also counts the request against the key's rate limit (not an acquire of
+     * the same owner sent again) and takes over nothing beyond it: its columns as acquire's, then 6
+     * over the limit and 7 the time left in the window. Fails ({@link #isHeld}) on a row another
+     * statement or transaction holds.
      */
-    AcquireResult acquireCounting(Connection connection, int timeout, String recordKey, byte[] fingerprint,
-                                  String ownerToken, Duration lockTtl, RateLimit limit, boolean lastCommittedIfHeld)
-            throws SQLException;
+    Sql acquireCounting();
+
+    /**
+     * The row as last committed, without a lock: column 1 takeable (expired, or this owner's), 2 to 5
+     * as {@link #acquire}'s, 6 the count and 7 the time left in its window (0 without a window).
+     */
+    Sql lastCommitted();
+
+    /** A statement's failure says another statement or transaction holds the row it needs now. */
+    boolean isHeld(SQLException e);
 
     /** The statement's failure says the table does not exist. */
     boolean isMissingTable(SQLException e);
@@ -64,26 +104,68 @@ interface Dialect {
     /** The statement's failure says a column does not exist. */
     boolean isMissingColumn(SQLException e);
 
-    /** Completes the record, outside any transaction: true if it is completed with this owner's response. */
-    boolean complete(Connection connection, int timeout, String recordKey, String ownerToken, byte[] response,
-                     Duration ttl) throws SQLException;
+    /** Completes the record, outside any transaction: one row changed if it is completed with this owner's response. */
+    Sql complete();
+
+    /** How {@link #completeInTransaction} tells that it runs in the caller's transaction. */
+    TransactionProbe transactionProbe();
 
     /** Completes the record in the transaction the connection is enlisted in, if it is in one that can take it. */
-    TransactionalCompletion completeInTransaction(Connection connection, int timeout, String recordKey, String ownerToken,
-                                                  byte[] response, Duration ttl) throws SQLException;
+    Sql completeInTransaction();
+
+    /** The statement that gives the current transaction an id ({@link TransactionProbe#ASSIGNED_ID}). */
+    String assignTransactionId();
 
     /**
-     * Deletes the record if in progress under this owner (where requests are counted: expires it, so
-     * that its count lasts to the end of its window); true if the key is free now.
+     * Where a completion may change nothing and still have completed (sent again, or a driver that
+     * counts changed rows): whether the connection is in a transaction, and whether the record is
+     * completed by this owner; null where the completion's count answers alone.
      */
-    boolean release(Connection connection, int timeout, String recordKey, String ownerToken, boolean keepCount)
-            throws SQLException;
+    Sql completedByOwner();
 
-    /** Renews the leases, each compare-and-set on its token, a locked row unknown, never waited for. */
-    Renewal[] renew(Connection connection, int timeout, List<Lease> leases) throws SQLException;
+    /**
+     * Deletes the record if in progress under this owner; where {@link #free} is null, a query whose
+     * first column says whether the key is free now, else an update (one row: released).
+     */
+    Sql release();
 
-    /** Deletes up to {@code batchSize} expired rows, skipping locked ones; how many it deleted. */
-    int deleteExpired(Connection connection, int timeout, int batchSize) throws SQLException;
+    /** {@link #release} where requests are counted: expires the row, so that its count lasts to the end of its window. */
+    Sql expire();
+
+    /** Whether the key is free now, after a release that changed nothing; null where the release answers itself. */
+    Sql free();
+
+    /**
+     * Renews leases, compare-and-set on the token, a locked row never waited for. Where
+     * {@link #heldLease} is null, every lease in one query on arrays of the keys, tokens and
+     * {@link #amount amounts}, returning a row per lease in their order whose column 2 is 1 renewed,
+     * 0 unknown, -1 lost; else an update of one lease (its row failing at once if held).
+     */
+    Sql renew();
+
+    /** The name of the database's text type, for arrays. */
+    String textType();
+
+    /** The name of the database's 64-bit integer type, for arrays. */
+    String bigintType();
+
+    /** A lease whose row a transaction holds: true if it was ours and alive as last committed; null for a batch renew. */
+    Sql heldLease();
+
+    /** Deletes up to {@link Param#BATCH} expired rows, skipping locked ones. */
+    Sql deleteExpired();
+
+    /**
+     * Whether the statement carries its own time limit (a {@code %1$d} in its text for the seconds),
+     * instead of the driver's statement timeout.
+     */
+    boolean limitsInStatement();
+
+    /** A duration as the statements take it (a whole amount of the database's unit, at least one millisecond). */
+    long amount(Duration duration);
+
+    /** An amount of time the statements return, in whole milliseconds (rounded up). */
+    long millis(long amount);
 
     /** SQL for the database's current time, comparable with {@code expires_at}. */
     String nowSql();

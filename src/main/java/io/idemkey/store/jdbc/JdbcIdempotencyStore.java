@@ -87,6 +87,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     private volatile boolean countingRequests;
     /** The database's dialect, known from the first connection that answered. */
     private volatile Dialect dialect;
+    /** The record operations' statements in that dialect. */
+    private volatile RecordStatements statements;
 
     /**
      * @param dataSource     where the table lives; connections are borrowed per operation
@@ -193,7 +195,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
                         statement.setQueryTimeout(timeout);
                         for (String ddl : known.ddl().split(";\\s*\\n")) {
                             Matcher index = CREATE_INDEX.matcher(ddl);
-                            if (!ddl.isBlank() && !(index.find() && known.hasIndex(connection, index.group(1), timeout))) {
+                            if (!ddl.isBlank() && !(index.find() && statements.hasIndex(connection, index.group(1), timeout))) {
                                 statement.execute(ddl);
                             }
                         }
@@ -238,11 +240,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
         Dialect known = dialect;
         if (known == null) {
             known = Dialect.of(connection.getMetaData(), table);
+            statements = new RecordStatements(known);
             dialect = known;
             Dialect chosen = known;
             LOG.info(() -> "Idemkey's table " + table + " is in " + chosen.database());
         }
         return known;
+    }
+
+    /** The record operations' statements, in the dialect taken from the connection the first time. */
+    private RecordStatements statements(Connection connection) throws SQLException {
+        dialect(connection);
+        return statements;
     }
 
     @Override
@@ -255,7 +264,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
             AcquireResult result;
             try {
                 result = outside("acquire", (connection, timeout) ->
-                        dialect(connection).acquire(connection, timeout, recordKey, fingerprint, ownerToken, lockTtl));
+                        statements(connection).acquire(connection, timeout, recordKey, fingerprint, ownerToken, lockTtl));
             } catch (StoreUnavailableException e) {
                 if (attempt == ACQUIRE_PAUSES_MS.length || !(e.getCause() instanceof SQLException sql)
                         || dialect == null || !dialect.isConflict(sql)) {
@@ -294,7 +303,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
             AcquireResult result;
             boolean lastCommittedIfHeld = attempt >= HELD_COUNTING_ATTEMPTS;
             try {
-                result = outside("acquire", (connection, timeout) -> dialect(connection).acquireCounting(connection,
+                result = outside("acquire", (connection, timeout) -> statements(connection).acquireCounting(connection,
                         timeout, recordKey, fingerprint, ownerToken, lockTtl, limit, lastCommittedIfHeld));
             } catch (StoreUnavailableException e) {
                 if (attempt == ACQUIRE_PAUSES_MS.length || !(e.getCause() instanceof SQLException sql)
@@ -340,7 +349,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     @Override
     public boolean complete(String recordKey, String ownerToken, byte[] response, Duration ttl) {
         return outside("complete", (connection, timeout) ->
-                dialect(connection).complete(connection, timeout, recordKey, ownerToken, response, ttl));
+                statements(connection).complete(connection, timeout, recordKey, ownerToken, response, ttl));
     }
 
     /**
@@ -357,7 +366,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
         TransactionalCompletion outcome;
         try {
             outcome = connections.inTransaction("complete", (connection, timeout) ->
-                    dialect(connection).completeInTransaction(connection, timeout, recordKey, ownerToken, response, ttl),
+                    statements(connection).completeInTransaction(connection, timeout, recordKey, ownerToken, response, ttl),
                     joined -> joined == TransactionalCompletion.JOINED, connection -> keep(kept(recordKey, ownerToken), connection));
         } catch (SQLException e) {
             throw failure("complete", e);
@@ -448,14 +457,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
      */
     public int deleteExpired(int batchSize) {
         return outside("delete expired rows", (connection, timeout) ->
-                dialect(connection).deleteExpired(connection, timeout, batchSize));
+                statements(connection).deleteExpired(connection, timeout, batchSize));
     }
 
     @Override
     public boolean release(String recordKey, String ownerToken) {
         boolean keepCount = countingRequests;
         return outside("release", (connection, timeout) ->
-                dialect(connection).release(connection, timeout, recordKey, ownerToken, keepCount));
+                statements(connection).release(connection, timeout, recordKey, ownerToken, keepCount));
     }
 
     @Override
@@ -469,7 +478,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
         if (leases.isEmpty()) {
             return new Renewal[0];
         }
-        return outside("renew", (connection, timeout) -> dialect(connection).renew(connection, timeout, leases));
+        return outside("renew", (connection, timeout) -> statements(connection).renew(connection, timeout, leases));
     }
 
     @Override

@@ -1,18 +1,19 @@
 package io.idemkey.store.jdbc;
 
-import io.idemkey.spi.AcquireResult;
-import io.idemkey.spi.Lease;
-import io.idemkey.spi.RateLimit;
-import io.idemkey.spi.Renewal;
-import io.idemkey.spi.TransactionalCompletion;
-
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+
+import static io.idemkey.store.jdbc.Dialect.Param.BATCH;
+import static io.idemkey.store.jdbc.Dialect.Param.FINGERPRINT;
+import static io.idemkey.store.jdbc.Dialect.Param.KEY;
+import static io.idemkey.store.jdbc.Dialect.Param.LEASE;
+import static io.idemkey.store.jdbc.Dialect.Param.OWNER;
+import static io.idemkey.store.jdbc.Dialect.Param.PERMITS;
+import static io.idemkey.store.jdbc.Dialect.Param.RESPONSE;
+import static io.idemkey.store.jdbc.Dialect.Param.TTL;
+import static io.idemkey.store.jdbc.Dialect.Param.WINDOW;
 
 /**
  * The JDBC store's statements on MariaDB (InnoDB), on the database's clock ({@code UTC_TIMESTAMP(6)},
@@ -37,7 +38,7 @@ import java.util.List;
 final class MariaDbDialect implements Dialect {
 
     /** MariaDB's "lock wait timeout exceeded". */
-    static final int LOCK_WAIT_TIMEOUT = 1205;
+    private static final int LOCK_WAIT_TIMEOUT = 1205;
     private static final int DEADLOCK = 1213;
 
     private final String table;
@@ -192,18 +193,16 @@ final class MariaDbDialect implements Dialect {
     }
 
     @Override
-    public boolean hasIndex(Connection connection, String index, int timeoutSeconds) throws SQLException {
+    public String hasIndexSql() {
+        return "SELECT 1 FROM information_schema.statistics"
+                + " WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? AND index_name = ? LIMIT 1";
+    }
+
+    /** The table's schema (null: the connection's database), its name, the index's name. */
+    @Override
+    public List<String> hasIndexParameters(String index) {
         int dot = table.indexOf('.');
-        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM information_schema.statistics"
-                + " WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? AND index_name = ? LIMIT 1")) {
-            statement.setQueryTimeout(timeoutSeconds);
-            statement.setString(1, dot < 0 ? null : table.substring(0, dot));
-            statement.setString(2, table.substring(dot + 1));
-            statement.setString(3, index);
-            try (ResultSet row = statement.executeQuery()) {
-                return row.next();
-            }
-        }
+        return Arrays.asList(dot < 0 ? null : table.substring(0, dot), table.substring(dot + 1), index);
     }
 
     @Override
@@ -223,203 +222,114 @@ final class MariaDbDialect implements Dialect {
     }
 
     @Override
-    public AcquireResult acquire(Connection connection, int timeout, String recordKey, byte[] fingerprint,
-                                 String ownerToken, Duration lockTtl) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(acquire.formatted(timeout))) {
-            statement.setString(1, recordKey);
-            statement.setBytes(2, fingerprint);
-            statement.setString(3, ownerToken);
-            statement.setLong(4, micros(lockTtl));
-            statement.setString(5, ownerToken);
-            statement.setBytes(6, fingerprint);
-            try (ResultSet row = statement.executeQuery()) {
-                row.next();
-                if (row.getBoolean(1)) {
-                    return AcquireResult.ACQUIRED;
-                }
-                return existing(row, fingerprint);
-            }
-        } catch (SQLException e) {
-            if (SqlStates.vendorCode(e) != LOCK_WAIT_TIMEOUT) {
-                throw e;
-            }
-        }
-        return lastCommitted(connection, timeout, recordKey, fingerprint, ownerToken);
+    public Sql acquire() {
+        return new Sql(acquire, KEY, FINGERPRINT, OWNER, LEASE, OWNER, FINGERPRINT);
     }
 
-    /** A row a transaction holds: what it was last committed as, read without waiting (null: run again). */
-    private AcquireResult lastCommitted(Connection connection, int timeout, String recordKey, byte[] fingerprint,
-                                        String ownerToken) throws SQLException {
-        return lastCommitted(connection, timeout, recordKey, fingerprint, ownerToken, null);
-    }
-
-    /** As above; with a rate limit, refused if the row's count already reached it. */
-    private AcquireResult lastCommitted(Connection connection, int timeout, String recordKey, byte[] fingerprint,
-                                        String ownerToken, RateLimit limit) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(lastCommitted.formatted(timeout))) {
-            statement.setString(1, ownerToken);
-            statement.setBytes(2, fingerprint);
-            statement.setString(3, recordKey);
-            try (ResultSet row = statement.executeQuery()) {
-                boolean found = row.next();
-                if (found && limit != null && row.getLong(7) > 0 && row.getInt(6) >= limit.permits()) {
-                    return new AcquireResult.RateLimited(Duration.ofMillis(Math.max(1, (row.getLong(7) + 999) / 1000)));
-                }
-                if (!found || row.getBoolean(1)) {
-                    return null; // being inserted, or expired and held (a cleanup's DELETE, its owner committing): again
-                }
-                return existing(row, fingerprint);
-            }
-        }
+    /** The statement waits for no lock: a row a transaction holds fails it, and is read as last committed. */
+    @Override
+    public boolean acquireReadsHeldRow() {
+        return true;
     }
 
     @Override
-    public AcquireResult acquireCounting(Connection connection, int timeout, String recordKey, byte[] fingerprint,
-                                         String ownerToken, Duration lockTtl, RateLimit limit,
-                                         boolean lastCommittedIfHeld) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(acquireCounting.formatted(timeout))) {
-            statement.setString(1, recordKey);
-            statement.setBytes(2, fingerprint);
-            statement.setString(3, ownerToken);
-            statement.setLong(4, micros(lockTtl));
-            statement.setLong(5, micros(limit.window()));
-            statement.setInt(6, limit.permits());
-            statement.setString(7, ownerToken);
-            statement.setBytes(8, fingerprint);
-            statement.setInt(9, limit.permits());
-            try (ResultSet row = statement.executeQuery()) {
-                row.next();
-                if (row.getBoolean(1)) {
-                    return AcquireResult.ACQUIRED;
-                }
-                if (row.getBoolean(6)) {
-                    return new AcquireResult.RateLimited(Duration.ofMillis(Math.max(1, (row.getLong(7) + 999) / 1000)));
-                }
-                return existing(row, fingerprint);
-            }
-        } catch (SQLException e) {
-            if (SqlStates.vendorCode(e) != LOCK_WAIT_TIMEOUT) {
-                throw e;
-            }
-        }
-        if (!lastCommittedIfHeld) {
-            return null; // another request's statement holds the row for a moment: counted when run again
-        }
-        return lastCommitted(connection, timeout, recordKey, fingerprint, ownerToken, limit);
-    }
-
-    /** A record this acquire did not take: columns 2-5 are completed, fingerprint, response (if the same request), µs left. */
-    private static AcquireResult existing(ResultSet row, byte[] fingerprint) throws SQLException {
-        if (!Arrays.equals(row.getBytes(3), fingerprint)) {
-            return AcquireResult.MISMATCH;
-        }
-        Duration left = Duration.ofMillis(Math.max(0, (row.getLong(5) + 999) / 1000));
-        return row.getBoolean(2) ? new AcquireResult.Completed(row.getBytes(4), left) : new AcquireResult.InProgress(left);
+    public Sql acquireCounting() {
+        return new Sql(acquireCounting, KEY, FINGERPRINT, OWNER, LEASE, WINDOW, PERMITS, OWNER, FINGERPRINT, PERMITS);
     }
 
     @Override
-    public boolean complete(Connection connection, int timeout, String recordKey, String ownerToken, byte[] response,
-                            Duration ttl) throws SQLException {
-        return completing(connection, timeout, complete, recordKey, ownerToken, response, ttl)
-                || completedByOwner(connection, timeout, recordKey, ownerToken)[1];
+    public Sql lastCommitted() {
+        return new Sql(lastCommitted, OWNER, FINGERPRINT, KEY);
+    }
+
+    /** Lock wait timeout exceeded: the statements wait 0 s for a row another transaction holds. */
+    @Override
+    public boolean isHeld(SQLException e) {
+        return SqlStates.vendorCode(e) == LOCK_WAIT_TIMEOUT;
     }
 
     @Override
-    public TransactionalCompletion completeInTransaction(Connection connection, int timeout, String recordKey,
-                                                         String ownerToken, byte[] response, Duration ttl)
-            throws SQLException {
-        if (completing(connection, timeout, completeInTransaction, recordKey, ownerToken, response, ttl)) {
-            return TransactionalCompletion.JOINED;
-        }
-        boolean[] found = completedByOwner(connection, timeout, recordKey, ownerToken);
-        if (!found[0]) {
-            return TransactionalCompletion.NOT_JOINED;
-        }
-        return found[1] ? TransactionalCompletion.JOINED : TransactionalCompletion.LOST;
-    }
-
-    private boolean completing(Connection connection, int timeout, String sql, String recordKey, String ownerToken,
-                               byte[] response, Duration ttl) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql.formatted(timeout))) {
-            statement.setBytes(1, response);
-            statement.setLong(2, micros(ttl));
-            statement.setString(3, recordKey);
-            statement.setString(4, ownerToken);
-            return statement.executeUpdate() == 1;
-        }
-    }
-
-    /** Whether the connection is in a transaction, and whether the record is completed by this owner. */
-    private boolean[] completedByOwner(Connection connection, int timeout, String recordKey, String ownerToken)
-            throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(completedByOwner.formatted(timeout))) {
-            statement.setString(1, recordKey);
-            statement.setString(2, ownerToken);
-            try (ResultSet row = statement.executeQuery()) {
-                row.next();
-                return new boolean[] {row.getInt(1) == 1, row.getBoolean(2)};
-            }
-        }
+    public Sql complete() {
+        return new Sql(complete, RESPONSE, TTL, KEY, OWNER);
     }
 
     @Override
-    public boolean release(Connection connection, int timeout, String recordKey, String ownerToken, boolean keepCount)
-            throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement((keepCount ? expire : release).formatted(timeout))) {
-            statement.setString(1, recordKey);
-            statement.setString(2, ownerToken);
-            if (statement.executeUpdate() == 1) {
-                return true;
-            }
-        }
-        try (PreparedStatement statement = connection.prepareStatement(free.formatted(timeout))) {
-            statement.setString(1, recordKey);
-            try (ResultSet row = statement.executeQuery()) {
-                return row.next() && row.getBoolean(1);
-            }
-        }
-    }
-
-    /** One statement per lease; a row a transaction holds is answered unknown at once. */
-    @Override
-    public Renewal[] renew(Connection connection, int timeout, List<Lease> leases) throws SQLException {
-        Renewal[] renewals = new Renewal[leases.size()];
-        try (PreparedStatement statement = connection.prepareStatement(renew.formatted(timeout))) {
-            for (int i = 0; i < renewals.length; i++) {
-                Lease lease = leases.get(i);
-                statement.setLong(1, micros(lease.lockTtl()));
-                statement.setString(2, lease.recordKey());
-                statement.setString(3, lease.ownerToken());
-                try {
-                    renewals[i] = statement.executeUpdate() == 1 ? Renewal.RENEWED : Renewal.LOST;
-                } catch (SQLException e) {
-                    if (SqlStates.vendorCode(e) != LOCK_WAIT_TIMEOUT) {
-                        throw e;
-                    }
-                    renewals[i] = held(connection, timeout, lease);
-                }
-            }
-        }
-        return renewals;
-    }
-
-    /** A lease whose row a transaction holds: unknown if it was ours and alive as last committed, else lost. */
-    private Renewal held(Connection connection, int timeout, Lease lease) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(heldLease.formatted(timeout))) {
-            statement.setString(1, lease.ownerToken());
-            statement.setString(2, lease.recordKey());
-            try (ResultSet row = statement.executeQuery()) {
-                return row.next() && row.getBoolean(1) ? Renewal.UNKNOWN : Renewal.LOST;
-            }
-        }
+    public TransactionProbe transactionProbe() {
+        return TransactionProbe.IN_TRANSACTION_FLAG;
     }
 
     @Override
-    public int deleteExpired(Connection connection, int timeout, int batchSize) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(deleteExpired.formatted(timeout))) {
-            statement.setInt(1, batchSize);
-            return statement.executeUpdate();
-        }
+    public Sql completeInTransaction() {
+        return new Sql(completeInTransaction, RESPONSE, TTL, KEY, OWNER);
+    }
+
+    @Override
+    public String assignTransactionId() {
+        return null;
+    }
+
+    @Override
+    public Sql completedByOwner() {
+        return new Sql(completedByOwner, KEY, OWNER);
+    }
+
+    @Override
+    public Sql release() {
+        return new Sql(release, KEY, OWNER);
+    }
+
+    @Override
+    public Sql expire() {
+        return new Sql(expire, KEY, OWNER);
+    }
+
+    @Override
+    public Sql free() {
+        return new Sql(free, KEY);
+    }
+
+    /** One statement per lease; a row a transaction holds is answered at once ({@link #heldLease}). */
+    @Override
+    public Sql renew() {
+        return new Sql(renew, LEASE, KEY, OWNER);
+    }
+
+    @Override
+    public String textType() {
+        return "VARCHAR";
+    }
+
+    @Override
+    public String bigintType() {
+        return "BIGINT";
+    }
+
+    @Override
+    public Sql heldLease() {
+        return new Sql(heldLease, OWNER, KEY);
+    }
+
+    @Override
+    public Sql deleteExpired() {
+        return new Sql(deleteExpired, BATCH);
+    }
+
+    /** {@code SET STATEMENT ... FOR}: MariaDB's driver would otherwise put its statement timeout in front of the statement the same way. */
+    @Override
+    public boolean limitsInStatement() {
+        return true;
+    }
+
+    /** Whole microseconds. */
+    @Override
+    public long amount(Duration duration) {
+        return Math.max(1000, duration.toNanos() / 1000);
+    }
+
+    /** Microseconds, rounded up to milliseconds. */
+    @Override
+    public long millis(long amount) {
+        return (amount + 999) / 1000;
     }
 
     @Override
@@ -442,10 +352,6 @@ final class MariaDbDialect implements Dialect {
     @Override
     public boolean isCreationCollision(SQLException e) {
         return SqlStates.vendorCode(e) == 1050 || isConflict(e);
-    }
-
-    private static long micros(Duration duration) {
-        return Math.max(1000, duration.toNanos() / 1000);
     }
 
     @Override

@@ -1,19 +1,18 @@
 package io.idemkey.store.jdbc;
 
-import io.idemkey.spi.AcquireResult;
-import io.idemkey.spi.Lease;
-import io.idemkey.spi.RateLimit;
-import io.idemkey.spi.Renewal;
-import io.idemkey.spi.TransactionalCompletion;
-
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
+
+import static io.idemkey.store.jdbc.Dialect.Param.BATCH;
+import static io.idemkey.store.jdbc.Dialect.Param.FINGERPRINT;
+import static io.idemkey.store.jdbc.Dialect.Param.KEY;
+import static io.idemkey.store.jdbc.Dialect.Param.LEASE;
+import static io.idemkey.store.jdbc.Dialect.Param.OWNER;
+import static io.idemkey.store.jdbc.Dialect.Param.PERMITS;
+import static io.idemkey.store.jdbc.Dialect.Param.RESPONSE;
+import static io.idemkey.store.jdbc.Dialect.Param.TTL;
+import static io.idemkey.store.jdbc.Dialect.Param.WINDOW;
 
 /**
  * The JDBC store's statements on PostgreSQL: one statement per operation, on the database's clock
@@ -198,7 +197,7 @@ final class PostgresDialect implements Dialect {
         // again on the locked row (an acquire may have taken it over in between). The batch is an
         // array, computed once: as "IN (SELECT ... LIMIT ?)" the planner may rescan the subquery for
         // each row of a nested loop, and each rescan skips the rows this statement has deleted and
-        // locks the next ones, so a batch of 3 deleted 5.
+        // locks the next ones: the statement would delete more than the batch.
         this.deleteExpired = """
                 DELETE FROM %1$s WHERE record_key = ANY (ARRAY(
                   SELECT record_key FROM %1$s WHERE expires_at <= now()
@@ -241,19 +240,16 @@ final class PostgresDialect implements Dialect {
         return ddl(table);
     }
 
+    /** An index of this table (not any relation of that name on the search path), its name folded and cut to 63 bytes as PostgreSQL does with the DDL's. */
     @Override
-    public boolean hasIndex(Connection connection, String index, int timeoutSeconds) throws SQLException {
-        // an index of this table (not any relation of that name on the search path), its name folded and cut to
-        // 63 bytes (NAMEDATALEN - 1) as PostgreSQL does with the DDL's
-        try (PreparedStatement statement = connection.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_index i"
-                + " JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = to_regclass(?) AND c.relname = left(lower(?), 63))")) {
-            statement.setQueryTimeout(timeoutSeconds);
-            statement.setString(1, table);
-            statement.setString(2, index);
-            try (ResultSet row = statement.executeQuery()) {
-                return row.next() && row.getBoolean(1);
-            }
-        }
+    public String hasIndexSql() {
+        return "SELECT EXISTS (SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+                + " WHERE i.indrelid = to_regclass(?) AND c.relname = left(lower(?), 63))";
+    }
+
+    @Override
+    public List<String> hasIndexParameters(String index) {
+        return List.of(table, index);
     }
 
     @Override
@@ -263,99 +259,35 @@ final class PostgresDialect implements Dialect {
     }
 
     @Override
-    public AcquireResult acquire(Connection connection, int timeout, String recordKey, byte[] fingerprint,
-                                 String ownerToken, Duration lockTtl) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(acquire)) {
-            statement.setQueryTimeout(timeout);
-            statement.setString(1, recordKey);
-            statement.setBytes(2, fingerprint);
-            statement.setString(3, ownerToken);
-            statement.setLong(4, millis(lockTtl));
-            try (ResultSet row = statement.executeQuery()) {
-                if (!row.next()) {
-                    return null;
-                }
-                if (row.getBoolean(1)) {
-                    return AcquireResult.ACQUIRED;
-                }
-                if (!Arrays.equals(row.getBytes(3), fingerprint)) {
-                    return AcquireResult.MISMATCH;
-                }
-                Duration left = Duration.ofMillis(Math.max(0, row.getLong(5)));
-                return row.getBoolean(2) ? new AcquireResult.Completed(row.getBytes(4), left) : new AcquireResult.InProgress(left);
-            }
-        }
+    public Sql acquire() {
+        return new Sql(acquire, KEY, FINGERPRINT, OWNER, LEASE);
+    }
+
+    /** A held expired row is skipped ({@code SKIP LOCKED}): the statement returns no row and runs again. */
+    @Override
+    public boolean acquireReadsHeldRow() {
+        return false;
     }
 
     @Override
-    public AcquireResult acquireCounting(Connection connection, int timeout, String recordKey, byte[] fingerprint,
-                                         String ownerToken, Duration lockTtl, RateLimit limit,
-                                         boolean lastCommittedIfHeld) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(acquireCounting)) {
-            statement.setQueryTimeout(timeout);
-            statement.setString(1, recordKey);
-            statement.setBytes(2, fingerprint);
-            statement.setString(3, ownerToken);
-            statement.setLong(4, millis(lockTtl));
-            statement.setInt(5, limit.permits());
-            statement.setLong(6, millis(limit.window()));
-            try (ResultSet row = statement.executeQuery()) {
-                row.next();
-                if (row.getBoolean(1)) {
-                    return AcquireResult.ACQUIRED;
-                }
-                if (row.getBoolean(6)) {
-                    return new AcquireResult.RateLimited(Duration.ofMillis(Math.max(1, row.getLong(7))));
-                }
-                return existing(row, fingerprint);
-            }
-        } catch (SQLException e) {
-            if (!SqlStates.of(e).equals("55P03")) {
-                throw e;
-            }
-        }
-        if (!lastCommittedIfHeld) {
-            return null; // another request's statement holds the row for a moment: counted when run again
-        }
-        // Held still (its owner's transaction committing, or a storm of requests): what it was last
-        // committed as, uncounted, and refused if its count already reached the limit.
-        try (PreparedStatement statement = connection.prepareStatement(lastCommitted)) {
-            statement.setQueryTimeout(timeout);
-            statement.setString(1, ownerToken);
-            statement.setBytes(2, fingerprint);
-            statement.setString(3, recordKey);
-            try (ResultSet row = statement.executeQuery()) {
-                if (!row.next()) {
-                    return null;
-                }
-                if (row.getLong(7) > 0 && row.getInt(6) >= limit.permits()) {
-                    return new AcquireResult.RateLimited(Duration.ofMillis(row.getLong(7)));
-                }
-                return row.getBoolean(1) ? null : existing(row, fingerprint);
-            }
-        }
-    }
-
-    /** A record this acquire did not take: columns 2-5 are completed, fingerprint, response (if the same request), ms left. */
-    private static AcquireResult existing(ResultSet row, byte[] fingerprint) throws SQLException {
-        if (!Arrays.equals(row.getBytes(3), fingerprint)) {
-            return AcquireResult.MISMATCH;
-        }
-        Duration left = Duration.ofMillis(Math.max(0, row.getLong(5)));
-        return row.getBoolean(2) ? new AcquireResult.Completed(row.getBytes(4), left) : new AcquireResult.InProgress(left);
+    public Sql acquireCounting() {
+        return new Sql(acquireCounting, KEY, FINGERPRINT, OWNER, LEASE, PERMITS, WINDOW);
     }
 
     @Override
-    public boolean complete(Connection connection, int timeout, String recordKey, String ownerToken, byte[] response,
-                            Duration ttl) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(complete)) {
-            statement.setQueryTimeout(timeout);
-            statement.setBytes(1, response);
-            statement.setLong(2, millis(ttl));
-            statement.setString(3, recordKey);
-            statement.setString(4, ownerToken);
-            return statement.executeUpdate() == 1;
-        }
+    public Sql lastCommitted() {
+        return new Sql(lastCommitted, OWNER, FINGERPRINT, KEY);
+    }
+
+    /** Lock not available: the {@code NOWAIT} of a row another statement or transaction holds. */
+    @Override
+    public boolean isHeld(SQLException e) {
+        return SqlStates.of(e).equals("55P03");
+    }
+
+    @Override
+    public Sql complete() {
+        return new Sql(complete, RESPONSE, TTL, KEY, OWNER);
     }
 
     /**
@@ -367,88 +299,80 @@ final class PostgresDialect implements Dialect {
      * transaction the id is still there, in autocommit it is gone with the statement that took it.
      */
     @Override
-    public TransactionalCompletion completeInTransaction(Connection connection, int timeout, String recordKey,
-                                                         String ownerToken, byte[] response, Duration ttl)
-            throws SQLException {
-        InTransaction first = completeInTransactionOnce(connection, timeout, recordKey, ownerToken, response, ttl);
-        if (first.outcome() != null || !first.readCommitted()) {
-            return first.outcomeOrNotJoined();
-        }
-        try (Statement statement = connection.createStatement()) {
-            statement.setQueryTimeout(timeout);
-            statement.execute("SELECT txid_current()");
-        }
-        return completeInTransactionOnce(connection, timeout, recordKey, ownerToken, response, ttl).outcomeOrNotJoined();
-    }
-
-    /** What one completing statement in the caller's transaction found: {@code outcome} null if it could not join. */
-    private record InTransaction(TransactionalCompletion outcome, boolean readCommitted) {
-        TransactionalCompletion outcomeOrNotJoined() {
-            return outcome == null ? TransactionalCompletion.NOT_JOINED : outcome;
-        }
-    }
-
-    private InTransaction completeInTransactionOnce(Connection connection, int timeout, String recordKey,
-                                                    String ownerToken, byte[] response, Duration ttl) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(completeInTransaction)) {
-            statement.setQueryTimeout(timeout);
-            statement.setBytes(1, response);
-            statement.setLong(2, millis(ttl));
-            statement.setString(3, recordKey);
-            statement.setString(4, ownerToken);
-            try (ResultSet row = statement.executeQuery()) {
-                row.next();
-                boolean hasId = row.getBoolean(1);
-                boolean readCommitted = row.getBoolean(2);
-                if (!hasId || !readCommitted) {
-                    return new InTransaction(null, readCommitted);
-                }
-                return new InTransaction(row.getBoolean(3) ? TransactionalCompletion.JOINED : TransactionalCompletion.LOST, true);
-            }
-        }
+    public TransactionProbe transactionProbe() {
+        return TransactionProbe.ASSIGNED_ID;
     }
 
     @Override
-    public boolean release(Connection connection, int timeout, String recordKey, String ownerToken, boolean keepCount)
-            throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(keepCount ? expire : release)) {
-            statement.setQueryTimeout(timeout);
-            statement.setString(1, recordKey);
-            statement.setString(2, ownerToken);
-            statement.setString(3, recordKey);
-            try (ResultSet row = statement.executeQuery()) {
-                return row.next() && row.getBoolean(1);
-            }
-        }
+    public Sql completeInTransaction() {
+        return new Sql(completeInTransaction, RESPONSE, TTL, KEY, OWNER);
+    }
+
+    @Override
+    public String assignTransactionId() {
+        return "SELECT txid_current()";
+    }
+
+    @Override
+    public Sql completedByOwner() {
+        return null;
+    }
+
+    @Override
+    public Sql release() {
+        return new Sql(release, KEY, OWNER, KEY);
+    }
+
+    @Override
+    public Sql expire() {
+        return new Sql(expire, KEY, OWNER, KEY);
+    }
+
+    @Override
+    public Sql free() {
+        return null;
     }
 
     /** Every lease in one statement (one round trip). */
     @Override
-    public Renewal[] renew(Connection connection, int timeout, List<Lease> leases) throws SQLException {
-        Renewal[] renewals = new Renewal[leases.size()];
-        try (PreparedStatement statement = connection.prepareStatement(renew)) {
-            statement.setQueryTimeout(timeout);
-            statement.setArray(1, connection.createArrayOf("text", leases.stream().map(Lease::recordKey).toArray()));
-            statement.setArray(2, connection.createArrayOf("text", leases.stream().map(Lease::ownerToken).toArray()));
-            statement.setArray(3, connection.createArrayOf("bigint", leases.stream().map(lease -> millis(lease.lockTtl())).toArray()));
-            try (ResultSet rows = statement.executeQuery()) {
-                for (int i = 0; i < renewals.length; i++) {
-                    rows.next();
-                    int outcome = rows.getInt(2);
-                    renewals[i] = outcome > 0 ? Renewal.RENEWED : outcome == 0 ? Renewal.UNKNOWN : Renewal.LOST;
-                }
-            }
-        }
-        return renewals;
+    public Sql renew() {
+        return new Sql(renew);
     }
 
     @Override
-    public int deleteExpired(Connection connection, int timeout, int batchSize) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(deleteExpired)) {
-            statement.setQueryTimeout(timeout);
-            statement.setInt(1, batchSize);
-            return statement.executeUpdate();
-        }
+    public String textType() {
+        return "text";
+    }
+
+    @Override
+    public String bigintType() {
+        return "bigint";
+    }
+
+    @Override
+    public Sql heldLease() {
+        return null;
+    }
+
+    @Override
+    public Sql deleteExpired() {
+        return new Sql(deleteExpired, BATCH);
+    }
+
+    @Override
+    public boolean limitsInStatement() {
+        return false;
+    }
+
+    /** Whole milliseconds. */
+    @Override
+    public long amount(Duration duration) {
+        return Math.max(1, duration.toMillis());
+    }
+
+    @Override
+    public long millis(long amount) {
+        return amount;
     }
 
     /** Serialization failure or deadlock (class 40). */
@@ -483,10 +407,6 @@ final class PostgresDialect implements Dialect {
         String state = SqlStates.of(e);
         // 23505: the catalog's unique index; 42P07: the table; 42710: its row type ("type ... already exists")
         return state.equals("23505") || state.equals("42P07") || state.equals("42710") || state.startsWith("40");
-    }
-
-    private static long millis(Duration duration) {
-        return Math.max(1, duration.toMillis());
     }
 
     @Override
