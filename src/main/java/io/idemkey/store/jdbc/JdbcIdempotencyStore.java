@@ -12,10 +12,8 @@ import io.idemkey.spi.TransactionalCompletion;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTransientException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +21,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -48,11 +45,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     /** A table name, optionally schema-qualified: SQL identifiers only, never text from a request. */
     private static final Pattern TABLE = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}");
     /**
-     * A statement of the DDL that creates an index (its name in group 1): run only if the catalog lacks
-     * the index, since {@code IF NOT EXISTS} alone would still lock the table at every deployment.
-     */
-    private static final Pattern CREATE_INDEX = Pattern.compile("^\\s*CREATE INDEX IF NOT EXISTS (\\w+) ON ");
-    /**
      * The pauses before acquire runs again, when concurrent writers kept it from seeing the row (again
      * at once) or a transaction holds an expired row: a cleanup's DELETE for a few milliseconds, or
      * the owner committing its record. Bounded: a row held longer is reported in progress.
@@ -66,6 +58,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
 
     private final StoreConnections connections;
     private final String table;
+    private final RecordInspection inspection;
+    private final TableSetup setup;
     private final AtomicBoolean warnedNotJoined = new AtomicBoolean();
     /** The connections records were completed with in transactions not ended yet, by record key and owner. */
     private final Map<String, Kept> keptInTransaction = new ConcurrentHashMap<>();
@@ -104,6 +98,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
         }
         this.connections = new StoreConnections(dataSource, table, timeoutSeconds);
         this.table = table;
+        this.inspection = new RecordInspection(table);
+        this.setup = new TableSetup(table);
     }
 
     /**
@@ -154,18 +150,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
      * @throws UnsupportedDatabaseException if the DataSource leads to a database the store does not support
      */
     public java.util.Optional<String> missingFromTable() {
-        return outside("read its columns", (connection, timeout) -> {
-            Dialect known = dialect(connection);
-            String lacks = lacks(connection, known);
-            if ("table".equals(lacks)) {
-                return java.util.Optional.of("the table " + table + " does not exist: create it with " + known.ddl());
-            }
-            if ("columns".equals(lacks)) {
-                return java.util.Optional.of("the table " + table + " lacks the rate limit's columns (requests,"
-                        + " window_ends_at) this version writes: add them with " + known.addCountColumns());
-            }
-            return java.util.Optional.empty();
-        });
+        return outside("read its columns", (connection, timeout) -> setup.missing(connection, dialect(connection)));
     }
 
     /** The database the store found behind its DataSource ({@code PostgreSQL 15.19}), or empty until it answered. */
@@ -190,19 +175,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
         for (int attempt = 1; ; attempt++) {
             try {
                 connections.outsideTransaction("create the table " + table, (connection, timeout) -> {
-                    Dialect known = dialect(connection);
-                    try (Statement statement = connection.createStatement()) {
-                        statement.setQueryTimeout(timeout);
-                        for (String ddl : known.ddl().split(";\\s*\\n")) {
-                            Matcher index = CREATE_INDEX.matcher(ddl);
-                            if (!ddl.isBlank() && !(index.find() && statements.hasIndex(connection, index.group(1), timeout))) {
-                                statement.execute(ddl);
-                            }
-                        }
-                        if ("columns".equals(lacks(connection, known))) { // made before the rate limit's columns
-                            statement.execute(known.addCountColumns());
-                        }
-                    }
+                    setup.create(connection, timeout, dialect(connection));
                     return null;
                 });
                 return;
@@ -213,25 +186,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
                     throw failure("create the table " + table, e);
                 }
             }
-        }
-    }
-
-    /**
-     * What the table lacks, asked of the table itself (resolved as every statement resolves it):
-     * {@code "table"}, {@code "columns"} (the rate limit's), or null if it has everything.
-     */
-    private String lacks(Connection connection, Dialect known) throws SQLException {
-        try (Statement probe = connection.createStatement()) {
-            probe.execute("SELECT record_key, requests, window_ends_at FROM " + table + " WHERE 1 = 0");
-            return null;
-        } catch (SQLException e) {
-            if (known.isMissingTable(e)) {
-                return "table";
-            }
-            if (known.isMissingColumn(e)) {
-                return "columns";
-            }
-            throw e;
         }
     }
 
@@ -525,18 +479,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
 
     @Override
     public java.util.Optional<StoredRecord> inspect(String recordKey) {
-        return outside("inspect", (connection, timeout) -> {
-            Dialect known = dialect(connection);
-            try (PreparedStatement statement = connection.prepareStatement("SELECT record_key, completed, fingerprint,"
-                    + " owner_token, response, " + known.millisLeftSql() + " FROM " + table
-                    + " WHERE record_key = ? AND expires_at > " + known.nowSql())) {
-                statement.setQueryTimeout(timeout);
-                statement.setString(1, recordKey);
-                try (ResultSet rows = statement.executeQuery()) {
-                    return rows.next() ? java.util.Optional.of(stored(rows)) : java.util.Optional.empty();
-                }
-            }
-        });
+        return outside("inspect", (connection, timeout) -> inspection.inspect(connection, timeout, dialect(connection),
+                recordKey));
     }
 
     /**
@@ -546,26 +490,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
      */
     @Override
     public Purge purge(String recordKey, boolean force) {
-        return outside("purge", (connection, timeout) -> {
-            Dialect known = dialect(connection);
-            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table
-                    + " WHERE record_key = ? AND expires_at > " + known.nowSql() + " AND (completed OR ?)")) {
-                delete.setQueryTimeout(timeout);
-                delete.setString(1, recordKey);
-                delete.setBoolean(2, force);
-                if (delete.executeUpdate() > 0) {
-                    return Purge.PURGED;
-                }
-            }
-            try (PreparedStatement look = connection.prepareStatement("SELECT completed FROM " + table
-                    + " WHERE record_key = ? AND expires_at > " + known.nowSql())) {
-                look.setQueryTimeout(timeout);
-                look.setString(1, recordKey);
-                try (ResultSet rows = look.executeQuery()) {
-                    return rows.next() && !rows.getBoolean(1) ? Purge.IN_PROGRESS : Purge.ABSENT;
-                }
-            }
-        });
+        return outside("purge", (connection, timeout) -> inspection.purge(connection, timeout, dialect(connection),
+                recordKey, force));
     }
 
     /**
@@ -578,63 +504,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     @Override
     public Page inProgress(String keyPrefix, String cursor, int limit) {
         StoreInspection.checkLimit(limit);
-        long afterMicros = Long.MIN_VALUE;
-        String afterKey = "";
-        if (!cursor.isEmpty()) {
-            int colon = cursor.indexOf(':');
-            try {
-                afterMicros = Long.parseLong(cursor.substring(0, Math.max(0, colon)));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("not a cursor of the JDBC store: " + cursor);
-            }
-            afterKey = cursor.substring(colon + 1);
-        }
-        long micros = afterMicros;
-        String key = afterKey;
-        return outside("list keys in progress", (connection, timeout) -> {
-            Dialect known = dialect(connection);
-            String after = micros == Long.MIN_VALUE ? "" : " AND (expires_at > " + known.fromMicrosSql()
-                    + " OR (expires_at = " + known.fromMicrosSql() + " AND record_key > ?))";
-            try (PreparedStatement statement = connection.prepareStatement("SELECT record_key, completed, fingerprint,"
-                    + " owner_token, response, " + known.millisLeftSql() + ", " + known.expiresMicrosSql()
-                    + " FROM " + table + " WHERE completed = FALSE AND expires_at > " + known.nowSql()
-                    + " AND record_key LIKE ? ESCAPE '!'" + after + " ORDER BY expires_at, record_key")) {
-                statement.setQueryTimeout(timeout);
-                statement.setMaxRows(limit + 1);
-                statement.setString(1, likePrefix(keyPrefix));
-                if (micros != Long.MIN_VALUE) {
-                    statement.setLong(2, micros);
-                    statement.setLong(3, micros);
-                    statement.setString(4, key);
-                }
-                java.util.List<StoredRecord> found = new java.util.ArrayList<>();
-                String next = "";
-                long lastMicros = 0;
-                try (ResultSet rows = statement.executeQuery()) {
-                    while (rows.next()) {
-                        if (found.size() == limit) {
-                            StoredRecord last = found.get(found.size() - 1);
-                            next = lastMicros + ":" + last.recordKey();
-                            break;
-                        }
-                        found.add(stored(rows));
-                        lastMicros = rows.getLong(7);
-                    }
-                }
-                return new Page(found, next);
-            }
-        });
-    }
-
-    private static StoredRecord stored(ResultSet rows) throws SQLException {
-        boolean completed = rows.getBoolean(2);
-        byte[] response = completed ? rows.getBytes(5) : null;
-        return new StoredRecord(rows.getString(1), completed, rows.getBytes(3), rows.getString(4),
-                Duration.ofMillis(Math.max(0, rows.getLong(6))), response == null ? new byte[0] : response);
-    }
-
-    /** A LIKE pattern (escape character {@code !}) for the keys that start with {@code prefix}. */
-    static String likePrefix(String prefix) {
-        return prefix.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%";
+        RecordInspection.Cursor after = RecordInspection.Cursor.parse(cursor);
+        return outside("list keys in progress", (connection, timeout) -> inspection.inProgress(connection, timeout,
+                dialect(connection), keyPrefix, after, limit));
     }
 }

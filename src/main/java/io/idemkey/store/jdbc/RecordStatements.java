@@ -39,20 +39,6 @@ final class RecordStatements {
         }
     }
 
-    /** Whether the table's index of this name exists, read from the catalog. */
-    boolean hasIndex(Connection connection, String index, int timeoutSeconds) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(dialect.hasIndexSql())) {
-            statement.setQueryTimeout(timeoutSeconds);
-            List<String> parameters = dialect.hasIndexParameters(index);
-            for (int i = 0; i < parameters.size(); i++) {
-                statement.setString(i + 1, parameters.get(i));
-            }
-            try (ResultSet row = statement.executeQuery()) {
-                return row.next() && row.getBoolean(1);
-            }
-        }
-    }
-
     /**
      * Acquires the key, or reports the record that holds it: one round trip (two where the dialect
      * reads a held row as last committed). Null when the statement could not tell (another writer
