@@ -11,14 +11,11 @@ import io.idemkey.spi.TransactionalCompletion;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLTransientException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 import java.util.regex.Pattern;
@@ -61,20 +58,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     private final RecordInspection inspection;
     private final TableSetup setup;
     private final AtomicBoolean warnedNotJoined = new AtomicBoolean();
-    /** The connections records were completed with in transactions not ended yet, by record key and owner. */
-    private final Map<String, Kept> keptInTransaction = new ConcurrentHashMap<>();
-
-    /** A connection kept for its transaction, since {@code keptAt} ({@link System#nanoTime}). */
-    private record Kept(Connection connection, long keptAt) {
-    }
-
-    /**
-     * How long a kept connection is kept at most. Its transaction normally ends long before and
-     * {@link #transactionEnded} closes it; one whose end was never reported (a transaction timeout
-     * that ended it on another thread before the completion kept its connection) is closed at the
-     * next completion after this: the response is then not rendered again at commit (logged).
-     */
-    private static final long KEPT_AT_MOST_NANOS = TimeUnit.MINUTES.toNanos(15);
+    private final KeptConnections keptInTransaction = new KeptConnections();
     /** The table could not be created at start-up (the database was away): created on first use. */
     private volatile boolean tablePending;
     /** Requests are counted (a rate limit is configured): releases keep the row for its count. */
@@ -194,7 +178,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
         Dialect known = dialect;
         if (known == null) {
             known = Dialect.of(connection.getMetaData(), table);
-            statements = new RecordStatements(known);
+            statements = new RecordStatements(known, table);
             dialect = known;
             Dialect chosen = known;
             LOG.info(() -> "Idemkey's table " + table + " is in " + chosen.database());
@@ -211,28 +195,36 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     @Override
     public AcquireResult acquire(String recordKey, byte[] fingerprint, String ownerToken, Duration lockTtl) {
         createPendingTable();
+        return acquireUntilAnswered(attempt -> (connection, timeout) ->
+                statements(connection).acquire(connection, timeout, recordKey, fingerprint, ownerToken, lockTtl));
+    }
+
+    /**
+     * Runs an acquire (the work of each attempt, by its number from 0) until it answers, after the
+     * {@link #ACQUIRE_PAUSES_MS pauses}: again where it could not tell (null: another request inserted
+     * or took over the key while the statement ran, or a transaction holds the row) or met a conflict
+     * (a serialization failure or deadlock with another writer of the key). In progress if it never
+     * answered: still racing with other writers of this key, or held all along.
+     */
+    private AcquireResult acquireUntilAnswered(IntFunction<StoreConnections.Work<AcquireResult>> attempts) {
         for (int attempt = 0; attempt <= ACQUIRE_PAUSES_MS.length; attempt++) {
             if (attempt > 0 && !pause(ACQUIRE_PAUSES_MS[attempt - 1])) {
                 break;
             }
             AcquireResult result;
             try {
-                result = outside("acquire", (connection, timeout) ->
-                        statements(connection).acquire(connection, timeout, recordKey, fingerprint, ownerToken, lockTtl));
+                result = outside("acquire", attempts.apply(attempt));
             } catch (StoreUnavailableException e) {
                 if (attempt == ACQUIRE_PAUSES_MS.length || !(e.getCause() instanceof SQLException sql)
                         || dialect == null || !dialect.isConflict(sql)) {
                     throw e;
                 }
-                continue; // a serialization failure or deadlock with another writer of the key: run again
+                continue;
             }
             if (result != null) {
                 return result;
             }
-            // Another request inserted or took over the key while this statement ran, or a transaction
-            // holds the expired row (a cleanup deleting it, its owner committing).
         }
-        // Still racing with other writers of this key, or held all along: somebody else has it right now.
         return new AcquireResult.InProgress(Duration.ZERO);
     }
 
@@ -250,27 +242,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
                                  RateLimit limit) {
         countingRequests = true;
         createPendingTable();
-        for (int attempt = 0; attempt <= ACQUIRE_PAUSES_MS.length; attempt++) {
-            if (attempt > 0 && !pause(ACQUIRE_PAUSES_MS[attempt - 1])) {
-                break;
-            }
-            AcquireResult result;
-            boolean lastCommittedIfHeld = attempt >= HELD_COUNTING_ATTEMPTS;
-            try {
-                result = outside("acquire", (connection, timeout) -> statements(connection).acquireCounting(connection,
-                        timeout, recordKey, fingerprint, ownerToken, lockTtl, limit, lastCommittedIfHeld));
-            } catch (StoreUnavailableException e) {
-                if (attempt == ACQUIRE_PAUSES_MS.length || !(e.getCause() instanceof SQLException sql)
-                        || dialect == null || !dialect.isConflict(sql)) {
-                    throw e;
-                }
-                continue;
-            }
-            if (result != null) {
-                return result;
-            }
-        }
-        return new AcquireResult.InProgress(Duration.ZERO);
+        return acquireUntilAnswered(attempt -> (connection, timeout) -> statements(connection).acquireCounting(connection,
+                timeout, recordKey, fingerprint, ownerToken, lockTtl, limit, attempt >= HELD_COUNTING_ATTEMPTS));
     }
 
     @Override
@@ -321,7 +294,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
         try {
             outcome = connections.inTransaction("complete", (connection, timeout) ->
                     statements(connection).completeInTransaction(connection, timeout, recordKey, ownerToken, response, ttl),
-                    joined -> joined == TransactionalCompletion.JOINED, connection -> keep(kept(recordKey, ownerToken), connection));
+                    joined -> joined == TransactionalCompletion.JOINED, connection -> keptInTransaction.keep(recordKey, ownerToken, connection));
         } catch (SQLException e) {
             throw failure("complete", e);
         }
@@ -347,12 +320,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     @Override
     public boolean replaceResponseInTransaction(String recordKey, String ownerToken, byte[] response) {
         try {
-            Kept kept = keptInTransaction.get(kept(recordKey, ownerToken));
+            Connection kept = keptInTransaction.get(recordKey, ownerToken);
             if (kept == null) {
                 return false;
             }
-            return connections.onKept(kept.connection(), (connection, timeout) -> replaceResponse(connection, timeout, "", recordKey,
-                    ownerToken, response));
+            return connections.onKept(kept, (connection, timeout) -> statements(connection).replaceResponse(connection,
+                    timeout, recordKey, ownerToken, response, false));
         } catch (SQLException e) {
             throw failure("replace the recorded response", e);
         }
@@ -360,47 +333,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
 
     @Override
     public void transactionEnded(String recordKey, String ownerToken) {
-        Kept kept = keptInTransaction.remove(kept(recordKey, ownerToken));
-        if (kept != null) {
-            StoreConnections.close(kept.connection());
-        }
-    }
-
-    /** Keeps the connection for its transaction; closes those kept too long (see {@link #KEPT_AT_MOST_NANOS}). */
-    private void keep(String key, Connection connection) {
-        long now = System.nanoTime();
-        keptInTransaction.entrySet().removeIf(entry -> {
-            boolean tooLong = now - entry.getValue().keptAt() > KEPT_AT_MOST_NANOS;
-            if (tooLong) {
-                LOG.warning(() -> "Idemkey closes a connection kept " + TimeUnit.NANOSECONDS.toMinutes(now - entry.getValue().keptAt())
-                        + " minutes for a transaction whose end was never reported");
-                StoreConnections.close(entry.getValue().connection());
-            }
-            return tooLong;
-        });
-        keptInTransaction.put(key, new Kept(connection, now));
-    }
-
-    private static String kept(String recordKey, String ownerToken) {
-        return recordKey + '\n' + ownerToken;
+        keptInTransaction.ended(recordKey, ownerToken);
     }
 
     @Override
     public boolean replaceResponse(String recordKey, String ownerToken, byte[] response) {
-        return outside("replace the recorded response", (connection, timeout) -> replaceResponse(connection, timeout,
-                " AND expires_at > " + dialect(connection).nowSql(), recordKey, ownerToken, response));
-    }
-
-    private boolean replaceResponse(Connection connection, int timeout, String alive, String recordKey, String ownerToken,
-                                    byte[] response) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement("UPDATE " + table + " SET response = ?"
-                + " WHERE record_key = ? AND owner_token = ? AND completed" + alive)) {
-            statement.setQueryTimeout(timeout);
-            statement.setBytes(1, response);
-            statement.setString(2, recordKey);
-            statement.setString(3, ownerToken);
-            return statement.executeUpdate() == 1;
-        }
+        return outside("replace the recorded response", (connection, timeout) -> statements(connection).replaceResponse(
+                connection, timeout, recordKey, ownerToken, response, true));
     }
 
     /**
@@ -443,8 +382,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreInspec
     /** Stops the checkout watchdog; the data source belongs to the container (or the caller). */
     @Override
     public void close() {
-        keptInTransaction.values().forEach(kept -> StoreConnections.close(kept.connection()));
-        keptInTransaction.clear();
+        keptInTransaction.closeAll();
         connections.close();
     }
 

@@ -25,9 +25,11 @@ import java.util.List;
 final class RecordStatements {
 
     private final Dialect dialect;
+    private final String table;
 
-    RecordStatements(Dialect dialect) {
+    RecordStatements(Dialect dialect, String table) {
         this.dialect = dialect;
+        this.table = table;
     }
 
     /** The values of one operation, bound to a statement's parameters as its {@link Sql#params} name them. */
@@ -294,6 +296,23 @@ final class RecordStatements {
         try (PreparedStatement statement = prepare(connection, timeout, dialect.heldLease(), lease);
              ResultSet row = statement.executeQuery()) {
             return row.next() && row.getBoolean(1) ? Renewal.UNKNOWN : Renewal.LOST;
+        }
+    }
+
+    /**
+     * Replaces the response of the record completed by this owner, if it is still alive (or, on the
+     * connection of the transaction that completed it, whatever its expiry): true if it did.
+     */
+    boolean replaceResponse(Connection connection, int timeout, String recordKey, String ownerToken, byte[] response,
+                            boolean alive) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("UPDATE " + table + " SET response = ?"
+                + " WHERE record_key = ? AND owner_token = ? AND completed"
+                + (alive ? " AND expires_at > " + dialect.nowSql() : ""))) {
+            statement.setQueryTimeout(timeout);
+            statement.setBytes(1, response);
+            statement.setString(2, recordKey);
+            statement.setString(3, ownerToken);
+            return statement.executeUpdate() == 1;
         }
     }
 
