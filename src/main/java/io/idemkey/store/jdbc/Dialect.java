@@ -114,14 +114,18 @@ interface Dialect {
     Sql completeInTransaction();
 
     /** The statement that gives the current transaction an id ({@link TransactionProbe#ASSIGNED_ID}). */
-    String assignTransactionId();
+    default String assignTransactionId() {
+        return null;
+    }
 
     /**
      * Where a completion may change nothing and still have completed (sent again, or a driver that
      * counts changed rows): whether the connection is in a transaction, and whether the record is
      * completed by this owner; null where the completion's count answers alone.
      */
-    Sql completedByOwner();
+    default Sql completedByOwner() {
+        return null;
+    }
 
     /**
      * Deletes the record if in progress under this owner; where {@link #free} is null, a query whose
@@ -133,7 +137,9 @@ interface Dialect {
     Sql expire();
 
     /** Whether the key is free now, after a release that changed nothing; null where the release answers itself. */
-    Sql free();
+    default Sql free() {
+        return null;
+    }
 
     /**
      * Renews leases, compare-and-set on the token, a locked row never waited for. Where
@@ -143,14 +149,20 @@ interface Dialect {
      */
     Sql renew();
 
-    /** The name of the database's text type, for arrays. */
-    String textType();
+    /** The name of the database's text type, for the arrays of a batch renew. */
+    default String textType() {
+        return "text";
+    }
 
-    /** The name of the database's 64-bit integer type, for arrays. */
-    String bigintType();
+    /** The name of the database's 64-bit integer type, for the arrays of a batch renew. */
+    default String bigintType() {
+        return "bigint";
+    }
 
     /** A lease whose row a transaction holds: true if it was ours and alive as last committed; null for a batch renew. */
-    Sql heldLease();
+    default Sql heldLease() {
+        return null;
+    }
 
     /** Deletes up to {@link Param#BATCH} expired rows, skipping locked ones. */
     Sql deleteExpired();

@@ -264,11 +264,6 @@ final class MariaDbDialect implements Dialect {
     }
 
     @Override
-    public String assignTransactionId() {
-        return null;
-    }
-
-    @Override
     public Sql completedByOwner() {
         return new Sql(completedByOwner, KEY, OWNER);
     }
@@ -292,16 +287,6 @@ final class MariaDbDialect implements Dialect {
     @Override
     public Sql renew() {
         return new Sql(renew, LEASE, KEY, OWNER);
-    }
-
-    @Override
-    public String textType() {
-        return "VARCHAR";
-    }
-
-    @Override
-    public String bigintType() {
-        return "BIGINT";
     }
 
     @Override

@@ -314,11 +314,6 @@ final class PostgresDialect implements Dialect {
     }
 
     @Override
-    public Sql completedByOwner() {
-        return null;
-    }
-
-    @Override
     public Sql release() {
         return new Sql(release, KEY, OWNER, KEY);
     }
@@ -328,30 +323,10 @@ final class PostgresDialect implements Dialect {
         return new Sql(expire, KEY, OWNER, KEY);
     }
 
-    @Override
-    public Sql free() {
-        return null;
-    }
-
     /** Every lease in one statement (one round trip). */
     @Override
     public Sql renew() {
         return new Sql(renew);
-    }
-
-    @Override
-    public String textType() {
-        return "text";
-    }
-
-    @Override
-    public String bigintType() {
-        return "bigint";
-    }
-
-    @Override
-    public Sql heldLease() {
-        return null;
     }
 
     @Override
