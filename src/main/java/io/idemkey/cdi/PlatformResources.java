@@ -14,6 +14,7 @@ import java.lang.annotation.Annotation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.logging.Logger;
 
 /**
  * The platform's resources Idemkey uses (the JDBC store's DataSource, the JTA
@@ -33,9 +34,14 @@ final class PlatformResources {
     record Found<T>(T resource, String origin) {
     }
 
-    /** A bean look-up's outcome: the instance, or why there is none. */
-    private record Bean<T>(T instance, String problem) {
+    /**
+     * A bean look-up's outcome: the instance, or why there is none; {@code unsatisfied} where the
+     * application has no such bean at all (rather than several, or one that cannot be created).
+     */
+    private record Bean<T>(T instance, String problem, boolean unsatisfied) {
     }
+
+    private static final Logger LOG = Logger.getLogger(PlatformResources.class.getName());
 
     private final Resources mode;
 
@@ -57,6 +63,9 @@ final class PlatformResources {
             bean = name == null ? bean(DataSource.class, wanted) : bean(DataSource.class, wanted, NamedLiteral.of(name));
             if (bean.instance() != null) {
                 return new Found<>(bean.instance(), "DataSource " + wanted.substring(wanted.indexOf(' ') + 1) + " from CDI");
+            }
+            if (mode == Resources.AUTO) {
+                unusable(bean.unsatisfied(), bean.problem(), "DataSource " + name);
             }
             if (mode == Resources.CDI) {
                 throw new ConfigurationException(IdempotencySettings.JDBC_DATASOURCE, (name == null ? "is not set"
@@ -89,7 +98,11 @@ final class PlatformResources {
                 if (as.isInstance(bean.instance())) {
                     return new Found<>(as.cast(bean.instance()), shortName + " from CDI");
                 }
-                missing.add(bean.instance() == null ? bean.problem() : "the CDI bean " + typeName + " is no " + as.getName());
+                String problem = bean.instance() == null ? bean.problem() : "the CDI bean " + typeName + " is no " + as.getName();
+                if (mode == Resources.AUTO) {
+                    unusable(bean.unsatisfied(), problem, shortName + " at " + jndiName);
+                }
+                missing.add(problem);
             }
         }
         if (mode != Resources.CDI) {
@@ -117,15 +130,28 @@ final class PlatformResources {
         try {
             Instance<T> beans = CDI.current().select(type, qualifiers);
             if (beans.isUnsatisfied()) {
-                return new Bean<>(null, "the application has no CDI bean " + wanted);
+                return new Bean<>(null, "the application has no CDI bean " + wanted, true);
             }
             if (beans.isAmbiguous()) {
-                return new Bean<>(null, "the application has more than one CDI bean " + wanted);
+                return new Bean<>(null, "the application has more than one CDI bean " + wanted, false);
             }
             T instance = beans.get();
-            return instance == null ? new Bean<>(null, "the CDI bean " + wanted + " is null") : new Bean<>(instance, null);
+            return instance == null ? new Bean<>(null, "the CDI bean " + wanted + " is null", false)
+                    : new Bean<>(instance, null, false);
         } catch (RuntimeException | LinkageError e) {
-            return new Bean<>(null, "the CDI bean " + wanted + " could not be had (" + e + ")");
+            return new Bean<>(null, "the CDI bean " + wanted + " could not be had (" + e + ")", false);
+        }
+    }
+
+    /**
+     * Under {@code auto}, a bean the application offers but Idemkey cannot use (several, or one that
+     * cannot be created) is passed over for the JNDI name: say so, as the application meant that
+     * bean for it.
+     */
+    private static void unusable(boolean unsatisfied, String problem, String instead) {
+        if (!unsatisfied) {
+            LOG.warning(() -> "Idemkey: " + problem + "; it looks up the " + instead + " in JNDI instead ("
+                    + IdempotencySettings.RESOURCES + "=auto)");
         }
     }
 

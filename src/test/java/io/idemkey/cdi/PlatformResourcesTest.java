@@ -157,6 +157,51 @@ class PlatformResourcesTest {
         assertEquals(List.of("jdbc/orders", REGISTRY, THREADS), ASKED_JNDI);
     }
 
+    /** The application meant a bean it offers for Idemkey: passing it over for JNDI is said, never silent. */
+    @Test
+    void autoWarnsWhereItPassesOverABeanTheApplicationOffersButNotWhereThereIsNone() {
+        everythingInJndi();
+        List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(PlatformResources.class.getName());
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                if (record.getLevel() == java.util.logging.Level.WARNING) {
+                    warnings.add(record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(handler);
+        try {
+            PlatformResources auto = new PlatformResources(Resources.AUTO);
+            auto.dataSource("jdbc/orders");
+            auto.optional(TransactionSynchronizationRegistry.class, REGISTRY);
+            assertEquals(List.of(), warnings, "no bean at all: JNDI, as on a server without such beans");
+
+            BEANS.put(DataSource.class.getName() + "@Named(jdbc/orders)", List.of(() -> {
+                throw new IllegalStateException("the pool did not start");
+            }));
+            bean(TransactionSynchronizationRegistry.class, "@Default", proxy(TransactionSynchronizationRegistry.class));
+            bean(TransactionSynchronizationRegistry.class, "@Default", proxy(TransactionSynchronizationRegistry.class));
+            assertSame(jndiDataSource, auto.dataSource("jdbc/orders").resource());
+            auto.optional(TransactionSynchronizationRegistry.class, REGISTRY);
+            assertEquals(2, warnings.size(), warnings.toString());
+            assertTrue(warnings.get(0).contains("could not be had") && warnings.get(0).contains("the pool did not start")
+                    && warnings.get(0).contains("DataSource jdbc/orders in JNDI instead"), warnings.get(0));
+            assertTrue(warnings.get(1).contains("more than one CDI bean"), warnings.get(1));
+        } finally {
+            log.removeHandler(handler);
+        }
+    }
+
     @Test
     void autoTakesTheBeanWhereOneResolves() {
         bean(DataSource.class, "@Named(orders)", beanDataSource);
