@@ -5,7 +5,6 @@ import io.idemkey.testing.PostgresServer;
 import io.idemkey.testing.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Order;
@@ -171,31 +170,16 @@ class CdiResourcesIT {
     }
 
     @Nested
-    class StatusTable extends StatusTableTests {
+    class StatusTable extends StatusTableOnDatabaseTests {
 
-        @BeforeEach
-        void client() {
-            http = new Http(server.uri(CONTEXT));
+        @Override
+        ServerProcess server() {
+            return server;
         }
 
         @Override
-        boolean validatesBeans() {
-            return true;
-        }
-
-        @Override
-        StoreCalls countStoreCalls() {
-            return DatabaseStatements.count(database);
-        }
-
-        @Override
-        void stopStore() {
-            database.stop();
-        }
-
-        @Override
-        void restartStore() {
-            database.restart();
+        TestDatabase database() {
+            return database;
         }
     }
 

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -48,6 +49,26 @@ abstract class ChildProcessServer implements ServerProcess {
         }
         kill();
         throw new IllegalStateException(name + " did not start within " + STARTUP + ":\n" + log());
+    }
+
+    /** Copies a WAR into a directory the running server watches and waits until it logged {@code deployed}. */
+    final void copyIn(Path war, Path directory, String deployed) {
+        try {
+            Files.copy(war, directory.resolve(war.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        awaitLog(deployed);
+    }
+
+    /** Deletes a WAR from a directory the running server watches and waits until it logged {@code undeployed}. */
+    final void remove(Path war, String undeployed) {
+        try {
+            Files.delete(war);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        awaitLog(undeployed);
     }
 
     /** Waits up to a minute until the server's output holds {@code line}. */

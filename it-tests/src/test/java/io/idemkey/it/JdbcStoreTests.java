@@ -82,31 +82,16 @@ abstract class JdbcStoreTests {
     }
 
     @Nested
-    class StatusTable extends StatusTableTests {
+    class StatusTable extends StatusTableOnDatabaseTests {
 
-        @BeforeEach
-        void client() {
-            http = new Http(server.uri(CONTEXT));
+        @Override
+        ServerProcess server() {
+            return server;
         }
 
         @Override
-        boolean validatesBeans() {
-            return true;
-        }
-
-        @Override
-        StoreCalls countStoreCalls() {
-            return DatabaseStatements.count(database);
-        }
-
-        @Override
-        void stopStore() {
-            database.stop();
-        }
-
-        @Override
-        void restartStore() {
-            database.restart();
+        TestDatabase database() {
+            return database;
         }
     }
 

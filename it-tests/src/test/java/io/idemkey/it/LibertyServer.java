@@ -143,23 +143,13 @@ public final class LibertyServer extends ChildProcessServer {
     /** Copies a WAR into the running server's dropins and waits until it started (CWWKZ0001I). */
     @Override
     public void deploy(Path war) {
-        try {
-            Files.copy(war, dropins.resolve(war.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        awaitLog("CWWKZ0001I: Application " + war.getFileName().toString().replaceFirst("\\.war$", "") + " started");
+        copyIn(war, dropins, "CWWKZ0001I: Application " + war.getFileName().toString().replaceFirst("\\.war$", "") + " started");
     }
 
     /** Removes an application from the running server's dropins and waits until it stopped (CWWKZ0009I). */
     @Override
     public void undeploy(String application) {
-        try {
-            Files.delete(dropins.resolve(application + ".war"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        awaitLog("CWWKZ0009I: The application " + application + " has stopped successfully");
+        remove(dropins.resolve(application + ".war"), "CWWKZ0009I: The application " + application + " has stopped successfully");
     }
 
     /**

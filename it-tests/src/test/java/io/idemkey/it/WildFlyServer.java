@@ -130,29 +130,16 @@ public final class WildFlyServer extends ChildProcessServer {
         }
     }
 
-    /**
-     * Copies a WAR into the running server's deployments directory and waits until its scanner
-     * deployed it (WFLYSRV0010I).
-     */
+    /** Copies a WAR into the running server's deployments directory and waits until its scanner deployed it (WFLYSRV0010I). */
     @Override
     public void deploy(Path war) {
-        try {
-            Files.copy(war, deployments.resolve(war.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        awaitLog("Deployed \"" + war.getFileName() + "\"");
+        copyIn(war, deployments, "Deployed \"" + war.getFileName() + "\"");
     }
 
     /** Removes a WAR from the running server's deployments directory and waits until it was undeployed (WFLYSRV0009I). */
     @Override
     public void undeploy(String application) {
-        try {
-            Files.delete(deployments.resolve(application + ".war"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        awaitLog("Undeployed \"" + application + ".war\"");
+        remove(deployments.resolve(application + ".war"), "Undeployed \"" + application + ".war\"");
     }
 
     /** The unpacked distribution ({@code -Dwildfly.home}, set by the failsafe execution). */
